@@ -1,0 +1,108 @@
+// swift-tools-version: 6.1
+// accessoryd: a Linux daemon that owns serial and Bluetooth-RFCOMM accessories.
+// Targets and their layering are described in ../shared/DESIGN.md §2; dependencies point down.
+import PackageDescription
+
+let strict: [SwiftSetting] = [
+    .swiftLanguageMode(.v6),
+    .enableUpcomingFeature("ExistentialAny"),
+]
+
+let package = Package(
+    name: "accessoryd",
+    platforms: [.macOS(.v15)],
+    products: [
+        .library(name: "IOLoop", targets: ["IOLoop"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-system", from: "1.8.1"),
+        .package(url: "https://github.com/apple/swift-collections", from: "1.6.0"),
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/jpsim/Yams", from: "6.2.2"),
+    ],
+    targets: [
+        // C: what `import Glibc` does not export (epoll, eventfd, timerfd, termios2, ptys, RFCOMM, …).
+        .target(name: "CAccessoryShims"),
+        // The only Swift module that calls libc.
+        .target(
+            name: "SystemCalls",
+            dependencies: [
+                "CAccessoryShims",
+                .product(name: "SystemPackage", package: "swift-system"),
+            ],
+            swiftSettings: strict
+        ),
+        // The CFRunLoop-style epoll loop.
+        .target(
+            name: "IOLoop",
+            dependencies: [
+                "SystemCalls",
+                "CAccessoryShims",
+                .product(name: "HeapModule", package: "swift-collections"),
+            ],
+            swiftSettings: strict
+        ),
+        // LoopOperation, DeviceQueue, conditions, observers, exclusivity (DESIGN.md §4).
+        .target(name: "Operations", dependencies: ["IOLoop"], swiftSettings: strict),
+        // SerialPort, RFCOMMSocket and the framers (DESIGN.md §5).
+        .target(name: "Transports", dependencies: ["IOLoop", "SystemCalls", "CAccessoryShims"], swiftSettings: strict),
+        // Typed configuration decoded from YAML, and the JSON-RPC control protocol's messages.
+        .target(name: "AccessoryConfig", dependencies: ["Yams"], swiftSettings: strict),
+        .target(name: "ControlProtocol", swiftSettings: strict),
+        // Simulated accessories on pseudo-terminals (library, so tests can run them in-process).
+        .target(
+            name: "AccessorySimulator",
+            dependencies: ["IOLoop", "SystemCalls", "Yams"],
+            swiftSettings: strict
+        ),
+        .executableTarget(
+            name: "accessory-sim",
+            dependencies: ["AccessorySimulator", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            swiftSettings: strict
+        ),
+        // Benchmarks: programs that print tables (see README, "Numbers").
+        .executableTarget(name: "loop-bench", dependencies: ["IOLoop"], path: "bench/loop-bench", swiftSettings: strict),
+        .executableTarget(name: "ops-bench", dependencies: ["IOLoop", "Operations"], path: "bench/ops-bench", swiftSettings: strict),
+        .executableTarget(
+            name: "serial-bench",
+            dependencies: ["IOLoop", "Transports", "SystemCalls", "AccessorySimulator"],
+            path: "bench/serial-bench",
+            swiftSettings: strict
+        ),
+        .target(
+            name: "AccessoryTestSupport",
+            dependencies: ["IOLoop", "SystemCalls"],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "SystemCallsTests",
+            dependencies: ["SystemCalls", "AccessoryTestSupport"],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "OperationsTests",
+            dependencies: ["Operations", "IOLoop", "AccessoryTestSupport"],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "TransportsTests",
+            dependencies: ["Transports", "IOLoop", "SystemCalls", "AccessoryTestSupport"],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "SimulatorTests",
+            dependencies: ["AccessorySimulator", "IOLoop", "SystemCalls", "AccessoryTestSupport"],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "ConfigAndProtocolTests",
+            dependencies: ["AccessoryConfig", "ControlProtocol"],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "IOLoopTests",
+            dependencies: ["IOLoop", "SystemCalls", "AccessoryTestSupport"],
+            swiftSettings: strict
+        ),
+    ]
+)

@@ -1,0 +1,1 @@
+// The AccessoryConfig module. See ../shared/DESIGN.md §2.

@@ -1,0 +1,1 @@
+// The AccessorySimulator module. See ../shared/DESIGN.md §2.

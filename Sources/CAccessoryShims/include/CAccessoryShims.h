@@ -1,0 +1,136 @@
+// CAccessoryShims: the Linux interfaces that Swift's Glibc module does not export.
+//
+// Everything here is a thin, allocation-free wrapper or a constant. Swift code never calls
+// these directly; it goes through the SystemCalls module, which adds errno handling.
+#ifndef C_ACCESSORY_SHIMS_H
+#define C_ACCESSORY_SHIMS_H
+
+#include <stdint.h>
+#include <sys/types.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <sys/timerfd.h>
+#include <sys/signalfd.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <sys/inotify.h>
+#include <sys/file.h>
+#include <signal.h>
+#include <time.h>
+
+// MARK: - epoll / eventfd / timerfd / signalfd
+
+static const uint32_t CAS_EPOLLIN = EPOLLIN;
+static const uint32_t CAS_EPOLLOUT = EPOLLOUT;
+static const uint32_t CAS_EPOLLERR = EPOLLERR;
+static const uint32_t CAS_EPOLLHUP = EPOLLHUP;
+static const uint32_t CAS_EPOLLRDHUP = EPOLLRDHUP;
+static const int CAS_EPOLL_CLOEXEC = EPOLL_CLOEXEC;
+static const int CAS_EFD_CLOEXEC = EFD_CLOEXEC;
+static const int CAS_EFD_NONBLOCK = EFD_NONBLOCK;
+static const int CAS_TFD_CLOEXEC = TFD_CLOEXEC;
+static const int CAS_TFD_NONBLOCK = TFD_NONBLOCK;
+static const int CAS_TFD_TIMER_ABSTIME = TFD_TIMER_ABSTIME;
+static const int CAS_SFD_CLOEXEC = SFD_CLOEXEC;
+static const int CAS_SFD_NONBLOCK = SFD_NONBLOCK;
+
+// epoll_event is packed on x86_64; these accessors keep Swift away from the packing.
+int cas_epoll_ctl(int epfd, int op, int fd, uint32_t events, uint64_t data);
+int cas_epoll_wait(int epfd, uint32_t *events, uint64_t *data, int maxevents, int timeout_ms);
+
+int cas_timerfd_settime_abs(int fd, uint64_t deadline_ns);
+int cas_timerfd_disarm(int fd);
+uint64_t cas_monotonic_now_ns(void);
+
+int cas_signalfd(int fd, const int *signals, int count, int flags);
+int cas_sigprocmask_block(const int *signals, int count);
+int cas_sigprocmask_unblock(const int *signals, int count);
+
+int cas_accept4(int fd, int flags);
+int cas_set_thread_name(const char *name);
+int cas_pipe2(int fds[2], int flags);
+int cas_flock(int fd, int op);
+int cas_eventfd(unsigned int initval, int flags);
+
+// MARK: - termios2 (custom baud rates through BOTHER)
+
+typedef struct cas_termios {
+    uint32_t c_iflag;
+    uint32_t c_oflag;
+    uint32_t c_cflag;
+    uint32_t c_lflag;
+    uint8_t c_line;
+    uint8_t c_cc[19];
+    uint32_t c_ispeed;
+    uint32_t c_ospeed;
+} cas_termios;
+
+int cas_tcgets2(int fd, cas_termios *t);
+int cas_tcsets2(int fd, const cas_termios *t);
+/// Drain output then apply (TCSETSW2).
+int cas_tcsetsw2(int fd, const cas_termios *t);
+
+extern const uint32_t CAS_CBAUD;
+extern const uint32_t CAS_BOTHER;
+extern const uint32_t CAS_CBAUDEX;
+extern const uint32_t CAS_CMSPAR;
+extern const uint32_t CAS_CRTSCTS;
+extern const int CAS_VMIN;
+extern const int CAS_VTIME;
+
+// Modem lines and other ioctls.
+int cas_ioctl_int(int fd, unsigned long request, int *value);
+int cas_ioctl_none(int fd, unsigned long request);
+int cas_ioctl_arg(int fd, unsigned long request, unsigned long arg);
+extern const unsigned long CAS_TIOCEXCL;
+extern const unsigned long CAS_TIOCNXCL;
+extern const unsigned long CAS_TIOCGEXCL;
+extern const unsigned long CAS_TIOCMGET;
+extern const unsigned long CAS_TIOCMSET;
+extern const unsigned long CAS_TIOCMBIS;
+extern const unsigned long CAS_TIOCMBIC;
+extern const unsigned long CAS_TIOCSBRK;
+extern const unsigned long CAS_TIOCCBRK;
+extern const unsigned long CAS_TCSBRK;
+extern const unsigned long CAS_TCFLSH;
+extern const unsigned long CAS_FIONREAD;
+extern const unsigned long CAS_TIOCOUTQ;
+extern const int CAS_TIOCM_DTR;
+extern const int CAS_TIOCM_RTS;
+extern const int CAS_TIOCM_CTS;
+extern const int CAS_TIOCM_DSR;
+extern const int CAS_TIOCM_CD;
+extern const int CAS_TIOCM_RI;
+
+// MARK: - pseudo-terminals
+
+/// Opens a new pty master (O_RDWR|O_NOCTTY|O_CLOEXEC|O_NONBLOCK as flags ask), grants and
+/// unlocks it, and writes the slave's path into `name`. Returns the master fd or -1 with errno.
+int cas_openpt(int flags, char *name, size_t namelen);
+
+// MARK: - sockets
+
+/// RFCOMM address as the kernel wants it (struct sockaddr_rc from <bluetooth/rfcomm.h>,
+/// declared here so that libbluetooth-dev is not needed).
+typedef struct __attribute__((packed)) cas_sockaddr_rc {
+    uint16_t rc_family;
+    uint8_t rc_bdaddr[6];
+    uint8_t rc_channel;
+} cas_sockaddr_rc;
+
+static const int CAS_AF_BLUETOOTH = 31;
+static const int CAS_BTPROTO_RFCOMM = 3;
+static const int CAS_SOCK_NONBLOCK = SOCK_NONBLOCK;
+static const int CAS_SOCK_CLOEXEC = SOCK_CLOEXEC;
+static const int CAS_SOCK_STREAM = SOCK_STREAM;
+static const int CAS_SOCK_DGRAM = SOCK_DGRAM;
+
+int cas_connect_rfcomm(int fd, const uint8_t bdaddr[6], uint8_t channel);
+int cas_bind_unix(int fd, const char *path, int abstract);
+int cas_connect_unix(int fd, const char *path, int abstract);
+ssize_t cas_sendto_unix(int fd, const void *buf, size_t len, const char *path, int abstract);
+int cas_peercred(int fd, pid_t *pid, uid_t *uid, gid_t *gid);
+int cas_so_error(int fd, int *error);
+int cas_set_int_sockopt(int fd, int level, int name, int value);
+
+#endif

@@ -1,0 +1,207 @@
+// Implementations of CAccessoryShims.h. Each function is a direct call with no policy:
+// errno handling, retries and ownership live in the Swift SystemCalls module.
+#define _GNU_SOURCE
+#include "CAccessoryShims.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <asm/termbits.h>
+#include <asm/ioctls.h>
+#include <stddef.h>
+#include <pthread.h>
+
+int cas_epoll_ctl(int epfd, int op, int fd, uint32_t events, uint64_t data) {
+    struct epoll_event ev;
+    memset(&ev, 0, sizeof(ev));
+    ev.events = events;
+    ev.data.u64 = data;
+    return epoll_ctl(epfd, op, fd, &ev);
+}
+
+int cas_epoll_wait(int epfd, uint32_t *events, uint64_t *data, int maxevents, int timeout_ms) {
+    // A small stack batch keeps this allocation-free; callers ask for at most 256.
+    struct epoll_event evs[256];
+    if (maxevents > 256) maxevents = 256;
+    int n = epoll_wait(epfd, evs, maxevents, timeout_ms);
+    for (int i = 0; i < n; i++) {
+        events[i] = evs[i].events;
+        data[i] = evs[i].data.u64;
+    }
+    return n;
+}
+
+int cas_timerfd_settime_abs(int fd, uint64_t deadline_ns) {
+    struct itimerspec its;
+    memset(&its, 0, sizeof(its));
+    if (deadline_ns == 0) deadline_ns = 1;  // 0 would disarm; 1 ns is "already due".
+    its.it_value.tv_sec = (time_t)(deadline_ns / 1000000000ull);
+    its.it_value.tv_nsec = (long)(deadline_ns % 1000000000ull);
+    return timerfd_settime(fd, TFD_TIMER_ABSTIME, &its, NULL);
+}
+
+int cas_timerfd_disarm(int fd) {
+    struct itimerspec its;
+    memset(&its, 0, sizeof(its));
+    return timerfd_settime(fd, 0, &its, NULL);
+}
+
+uint64_t cas_monotonic_now_ns(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static void fill_set(sigset_t *set, const int *signals, int count) {
+    sigemptyset(set);
+    for (int i = 0; i < count; i++) sigaddset(set, signals[i]);
+}
+
+int cas_signalfd(int fd, const int *signals, int count, int flags) {
+    sigset_t set;
+    fill_set(&set, signals, count);
+    return signalfd(fd, &set, flags);
+}
+
+int cas_sigprocmask_block(const int *signals, int count) {
+    sigset_t set;
+    fill_set(&set, signals, count);
+    return pthread_sigmask(SIG_BLOCK, &set, NULL);
+}
+
+int cas_sigprocmask_unblock(const int *signals, int count) {
+    sigset_t set;
+    fill_set(&set, signals, count);
+    return pthread_sigmask(SIG_UNBLOCK, &set, NULL);
+}
+
+int cas_accept4(int fd, int flags) { return accept4(fd, NULL, NULL, flags); }
+int cas_set_thread_name(const char *name) {
+    char buf[16];
+    strncpy(buf, name, 15);
+    buf[15] = 0;
+    return pthread_setname_np(pthread_self(), buf);
+}
+int cas_pipe2(int fds[2], int flags) { return pipe2(fds, flags); }
+int cas_flock(int fd, int op) { return flock(fd, op); }
+int cas_eventfd(unsigned int initval, int flags) { return eventfd(initval, flags); }
+
+// MARK: - termios2
+
+_Static_assert(sizeof(cas_termios) == sizeof(struct termios2), "cas_termios must mirror struct termios2");
+_Static_assert(offsetof(cas_termios, c_ispeed) == offsetof(struct termios2, c_ispeed), "layout");
+
+int cas_tcgets2(int fd, cas_termios *t) { return ioctl(fd, TCGETS2, (struct termios2 *)t); }
+int cas_tcsets2(int fd, const cas_termios *t) { return ioctl(fd, TCSETS2, (const struct termios2 *)t); }
+int cas_tcsetsw2(int fd, const cas_termios *t) { return ioctl(fd, TCSETSW2, (const struct termios2 *)t); }
+
+const uint32_t CAS_CBAUD = CBAUD;
+const uint32_t CAS_BOTHER = BOTHER;
+const uint32_t CAS_CBAUDEX = CBAUDEX;
+const uint32_t CAS_CMSPAR = CMSPAR;
+const uint32_t CAS_CRTSCTS = CRTSCTS;
+const int CAS_VMIN = VMIN;
+const int CAS_VTIME = VTIME;
+
+int cas_ioctl_int(int fd, unsigned long request, int *value) { return ioctl(fd, request, value); }
+int cas_ioctl_none(int fd, unsigned long request) { return ioctl(fd, request); }
+int cas_ioctl_arg(int fd, unsigned long request, unsigned long arg) { return ioctl(fd, request, arg); }
+
+const unsigned long CAS_TIOCEXCL = TIOCEXCL;
+const unsigned long CAS_TIOCNXCL = TIOCNXCL;
+const unsigned long CAS_TIOCGEXCL = TIOCGEXCL;
+const unsigned long CAS_TIOCMGET = TIOCMGET;
+const unsigned long CAS_TIOCMSET = TIOCMSET;
+const unsigned long CAS_TIOCMBIS = TIOCMBIS;
+const unsigned long CAS_TIOCMBIC = TIOCMBIC;
+const unsigned long CAS_TIOCSBRK = TIOCSBRK;
+const unsigned long CAS_TIOCCBRK = TIOCCBRK;
+const unsigned long CAS_TCSBRK = TCSBRK;
+const unsigned long CAS_TCFLSH = TCFLSH;
+const unsigned long CAS_FIONREAD = FIONREAD;
+const unsigned long CAS_TIOCOUTQ = TIOCOUTQ;
+const int CAS_TIOCM_DTR = TIOCM_DTR;
+const int CAS_TIOCM_RTS = TIOCM_RTS;
+const int CAS_TIOCM_CTS = TIOCM_CTS;
+const int CAS_TIOCM_DSR = TIOCM_DSR;
+const int CAS_TIOCM_CD = TIOCM_CD;
+const int CAS_TIOCM_RI = TIOCM_RI;
+
+// MARK: - ptys
+
+int cas_openpt(int flags, char *name, size_t namelen) {
+    int fd = posix_openpt(flags);
+    if (fd < 0) return -1;
+    if (grantpt(fd) != 0 || unlockpt(fd) != 0 || ptsname_r(fd, name, namelen) != 0) {
+        int saved = errno;
+        close(fd);
+        errno = saved;
+        return -1;
+    }
+    return fd;
+}
+
+// MARK: - sockets
+
+int cas_connect_rfcomm(int fd, const uint8_t bdaddr[6], uint8_t channel) {
+    cas_sockaddr_rc addr;
+    memset(&addr, 0, sizeof(addr));
+    addr.rc_family = (uint16_t)CAS_AF_BLUETOOTH;
+    memcpy(addr.rc_bdaddr, bdaddr, 6);
+    addr.rc_channel = channel;
+    return connect(fd, (struct sockaddr *)&addr, sizeof(addr));
+}
+
+// Fills a sockaddr_un; an abstract name gets a leading NUL and an exact length.
+static int make_unix_addr(struct sockaddr_un *addr, socklen_t *len, const char *path, int abstract) {
+    memset(addr, 0, sizeof(*addr));
+    addr->sun_family = AF_UNIX;
+    size_t n = strlen(path);
+    if (abstract) {
+        if (n + 1 > sizeof(addr->sun_path)) { errno = ENAMETOOLONG; return -1; }
+        memcpy(addr->sun_path + 1, path, n);
+        *len = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + n);
+    } else {
+        if (n + 1 > sizeof(addr->sun_path)) { errno = ENAMETOOLONG; return -1; }
+        memcpy(addr->sun_path, path, n + 1);
+        *len = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + n + 1);
+    }
+    return 0;
+}
+
+int cas_bind_unix(int fd, const char *path, int abstract) {
+    struct sockaddr_un addr; socklen_t len;
+    if (make_unix_addr(&addr, &len, path, abstract) != 0) return -1;
+    return bind(fd, (struct sockaddr *)&addr, len);
+}
+
+int cas_connect_unix(int fd, const char *path, int abstract) {
+    struct sockaddr_un addr; socklen_t len;
+    if (make_unix_addr(&addr, &len, path, abstract) != 0) return -1;
+    return connect(fd, (struct sockaddr *)&addr, len);
+}
+
+ssize_t cas_sendto_unix(int fd, const void *buf, size_t len, const char *path, int abstract) {
+    struct sockaddr_un addr; socklen_t alen;
+    if (make_unix_addr(&addr, &alen, path, abstract) != 0) return -1;
+    return sendto(fd, buf, len, MSG_NOSIGNAL, (struct sockaddr *)&addr, alen);
+}
+
+int cas_peercred(int fd, pid_t *pid, uid_t *uid, gid_t *gid) {
+    struct ucred cred;
+    socklen_t len = sizeof(cred);
+    if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) != 0) return -1;
+    *pid = cred.pid; *uid = cred.uid; *gid = cred.gid;
+    return 0;
+}
+
+int cas_so_error(int fd, int *error) {
+    socklen_t len = sizeof(*error);
+    return getsockopt(fd, SOL_SOCKET, SO_ERROR, error, &len);
+}
+
+int cas_set_int_sockopt(int fd, int level, int name, int value) {
+    return setsockopt(fd, level, name, &value, sizeof(value));
+}

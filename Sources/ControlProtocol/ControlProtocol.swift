@@ -1,0 +1,1 @@
+// The ControlProtocol module. See ../shared/DESIGN.md §2.

@@ -1,0 +1,56 @@
+extension IOLoop: TimerOwner {
+    /// Schedules `handler` at `deadline`, then every `repeating` if given. A repeating timer that
+    /// falls behind skips the missed fires (it does not fire in a burst). Loop thread only.
+    public func scheduleTimer(
+        at deadline: LoopInstant,
+        repeating: Duration?,
+        modes: [RunMode],
+        _ handler: @escaping () -> Void
+    ) -> LoopTimer {
+        preconditionInLoop()
+        if let r = repeating { precondition(r > .zero, "a repeating timer needs a positive interval") }
+        let timer = LoopTimer(deadline: deadline, interval: repeating, modes: modes, handler: handler)
+        timer.owner = self
+        rememberTimer(timer)
+        for mode in concreteModes(modes) {
+            // Creating a mode's epoll set can fail only when out of descriptors; the timer then
+            // simply does not exist in that mode, which is reported by the trap below in debug.
+            guard let state = try? modeState(mode) else {
+                assertionFailure("cannot create run mode \(mode)")
+                continue
+            }
+            state.timers.insert(timer)
+        }
+        return timer
+    }
+
+    func timerWasCancelled(_ timer: LoopTimer) {
+        forgetTimer(timer)
+        for mode in concreteModes(timer.modes) { modeStateIfPresent(mode)?.timers.noteStale() }
+    }
+
+    /// Fires the due timers of `mode`, at most `limit` of them. Returns how many fired.
+    @discardableResult
+    func fireDueTimers(in mode: RunMode, limit: Int = 1024) -> Int {
+        guard let state = modeStateIfPresent(mode) else { return 0 }
+        let nowNS = now.nanoseconds
+        var fired = 0
+        while fired < limit, let timer = state.timers.popDue(now: nowNS) {
+            timer.generation &+= 1
+            if let interval = timer.interval {
+                var next = timer.deadline + interval
+                if next.nanoseconds <= nowNS { next = LoopInstant(nanoseconds: nowNS) + interval }
+                timer.deadline = next
+                for m in concreteModes(timer.modes) { modeStateIfPresent(m)?.timers.insert(timer) }
+            } else {
+                timer.hasFired = true
+                forgetTimer(timer)
+            }
+            // Other modes' heaps still hold the old generation; they are skipped there.
+            for m in concreteModes(timer.modes) where m != mode { modeStateIfPresent(m)?.timers.noteStale() }
+            timer.handler()
+            fired += 1
+        }
+        return fired
+    }
+}

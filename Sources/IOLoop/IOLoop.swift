@@ -1,0 +1,362 @@
+import CAccessoryShims
+import Glibc
+import Synchronization
+import SystemCalls
+
+/// A CFRunLoop-style event loop on epoll: descriptor sources, timers, perform blocks and
+/// observers, grouped in run modes, on one thread that never changes.
+///
+/// Make one with ``spawn(name:)`` (a dedicated, named thread running `.default` until
+/// ``shutdown()``) or ``forCurrentThread(name:)`` (the calling thread drives it with
+/// ``run(mode:until:)`` / ``run(mode:while:)``, as tests and nested runs do).
+///
+/// Threading: ``perform(_:)``, ``stop()``, ``shutdown()``, ``inLoop`` and the executor entry
+/// points are safe from any thread. Everything else (sources, timers, observers, ``now``, running)
+/// is loop thread only and checked with a precondition.
+public final class IOLoop: LoopScheduler, @unchecked Sendable {
+    // @unchecked: cross-thread state is in Mutex/Atomic; the rest is confined to the loop thread.
+
+    /// An item queued with perform: a closure, or a Swift concurrency job (stored as is, so that
+    /// running an actor on the loop allocates no closure).
+    enum PerformItem {
+        case block(@Sendable () -> Void)
+        case job(UnownedJob)
+    }
+
+    struct PendingQueue {
+        var items: [PerformItem] = []
+        var closed = false
+    }
+
+    /// How `run` ended (CFRunLoopRunResult).
+    public enum RunResult: Sendable, Equatable {
+        /// ``stop()`` was called.
+        case stopped
+        /// The `until` deadline passed.
+        case timedOut
+        /// The `while` condition became false.
+        case conditionMet
+        /// The loop is shutting down.
+        case shutDown
+    }
+
+    /// The thread name and the name in log lines.
+    public let name: String
+
+    /// Most perform blocks run per iteration, so that timers and I/O are not starved by a flood.
+    public static let performBatchLimit = 4096
+
+    // MARK: cross-thread state
+
+    let pending = Mutex(PendingQueue())
+    let wakeFD: CInt
+    let stopRequested = Atomic<Bool>(false)
+    let shutdownRequested = Atomic<Bool>(false)
+    private let ownerThread = Atomic<UInt>(0)
+    private let isSpawned: Bool
+    var threadIsSpawned: Bool { isSpawned }
+    private let threadHandle = Mutex<pthread_t?>(nil)
+    private let wakeups = Atomic<Int>(0)
+
+    /// How many times the wake-up eventfd was written. Tests use it to show coalescing. Any thread.
+    public var wakeupWriteCount: Int { wakeups.load(ordering: .relaxed) }
+
+    // MARK: loop-confined state
+
+    var ready: [PerformItem] = []
+    var readyIndex = 0
+    final class ModeState {
+        /// The epoll descriptor's number (owned by `epoll`), readable without consuming it.
+        let epfd: CInt
+        var epoll: OwnedFD?
+        var timers = TimerHeap()
+        init(epoll: consuming OwnedFD) {
+            self.epfd = epoll.rawValue
+            self.epoll = consume epoll
+        }
+    }
+    var modeStates: [RunMode: ModeState] = [:]
+    var commonModes: Set<RunMode> = [.default]
+    var sources: [CInt: FDSource] = [:]
+    var nextRegistrationID: UInt32 = 2  // 0 = wake-up eventfd, 1 = timerfd
+    private var ownedWake: OwnedFD?
+    var timerFD: OwnedFD?
+    let timerRaw: CInt
+    var armedDeadline: UInt64?
+    var observers: [LoopObserver] = []
+    var allTimers: [ObjectIdentifier: LoopTimer] = [:]
+    var isClosed = false
+    /// The mode of the innermost `run`, nil when not running.
+    public internal(set) var currentMode: RunMode?
+
+    private init(name: String, spawned: Bool) throws(SyscallError) {
+        self.name = name
+        self.isSpawned = spawned
+        let wake = try EventFD.create()
+        self.wakeFD = wake.rawValue
+        self.ownedWake = consume wake
+        let timer = try TimerFD.create()
+        self.timerRaw = timer.rawValue
+        self.timerFD = consume timer
+    }
+
+    /// Starts a loop on a new thread named `name` (at most 15 characters are kept) that runs the
+    /// `.default` mode until ``shutdown()``. Any thread.
+    public static func spawn(name: String) throws(SyscallError) -> IOLoop {
+        let loop = try IOLoop(name: name, spawned: true)
+        // The default mode's epoll set is made here, so that registration errors surface now.
+        try loop.withOwnerForSetup { () throws(SyscallError) in _ = try loop.modeState(.default) }
+        let box = Unmanaged.passRetained(ThreadStart { loop.threadMain() })
+        var tid = pthread_t()
+        let rc = pthread_create(&tid, nil, { raw in
+            let start = Unmanaged<ThreadStart>.fromOpaque(raw!).takeRetainedValue()
+            start.body()
+            return nil
+        }, box.toOpaque())
+        precondition(rc == 0, "pthread_create failed: \(rc)")
+        loop.threadHandle.withLock { $0 = tid }
+        return loop
+    }
+
+    /// Makes a loop owned by the calling thread, which runs it with `run`. Any thread (becomes
+    /// that thread's loop).
+    public static func forCurrentThread(name: String = "test-loop") throws(SyscallError) -> IOLoop {
+        let loop = try IOLoop(name: name, spawned: false)
+        loop.ownerThread.store(UInt(pthread_self()), ordering: .releasing)
+        _ = try loop.modeState(.default)
+        return loop
+    }
+
+    private final class ThreadStart {
+        let body: () -> Void
+        init(body: @escaping () -> Void) { self.body = body }
+    }
+
+    /// Spawn-time setup runs on the creating thread before the loop thread exists; it claims
+    /// ownership briefly so the loop-only preconditions hold.
+    private func withOwnerForSetup<R>(_ body: () throws(SyscallError) -> R) throws(SyscallError) -> R {
+        ownerThread.store(UInt(pthread_self()), ordering: .releasing)
+        defer { ownerThread.store(0, ordering: .releasing) }
+        return try body()
+    }
+
+    private func threadMain() {
+        ownerThread.store(UInt(pthread_self()), ordering: .releasing)
+        _ = name.withCString { cas_set_thread_name($0) }
+        while !shutdownRequested.load(ordering: .acquiring) {
+            _ = run(mode: .default)
+        }
+        finishAndClose()
+    }
+
+    deinit {
+        // A loop that was never shut down still owns descriptors; release them. (The thread of a
+        // spawned loop holds a reference, so a spawned loop only gets here after shutdown.)
+        if !isClosed {
+            for (_, s) in sources { s.owned.take()?.close() }
+            for (_, m) in modeStates { m.epoll.take()?.close() }
+            ownedWake.take()?.close()
+            timerFD.take()?.close()
+        }
+    }
+
+    // MARK: - Thread identity
+
+    /// True on the loop's thread. Any thread.
+    public var inLoop: Bool {
+        let owner = ownerThread.load(ordering: .acquiring)
+        return owner != 0 && pthread_equal(pthread_t(owner), pthread_self()) != 0
+    }
+
+    /// The loop's clock. Loop thread only (any thread gets the same value, but timers are loop-only).
+    public var now: LoopInstant { LoopInstant(nanoseconds: MonotonicClock.nowNanoseconds()) }
+
+    // MARK: - Perform
+
+    /// Queues `block` to run on the loop thread and wakes the loop. Blocks from one thread run in
+    /// the order queued; a block queued from the loop thread runs on a later iteration, never
+    /// reentrantly. The eventfd is written only when the queue goes from empty to non-empty.
+    /// Returns false (dropping the block) once the loop has shut down. Any thread.
+    @discardableResult
+    public func perform(_ block: @escaping @Sendable () -> Void) -> Bool {
+        enqueue(.block(block))
+    }
+
+    @discardableResult
+    func enqueue(_ item: PerformItem) -> Bool {
+        let fromLoop = inLoop
+        return pending.withLock { q in
+            if q.closed { return false }
+            let wasEmpty = q.items.isEmpty
+            q.items.append(item)
+            // The write is under the lock so that it can never race with the loop closing the
+            // eventfd at shutdown. It happens once per empty→non-empty transition, so the cost is
+            // paid by the first producer of a burst only. From the loop thread no wake-up is
+            // needed: the loop checks the queue before it next waits.
+            if wasEmpty && !fromLoop {
+                wakeups.add(1, ordering: .relaxed)
+                try? EventFD.signal(wakeFD)
+            }
+            return true
+        }
+    }
+
+    /// Whether perform blocks are waiting to run. Loop thread only.
+    var hasPendingWork: Bool {
+        readyIndex < ready.count || !pending.withLock { $0.items.isEmpty }
+    }
+
+    /// Runs up to `limit` queued items. Returns how many ran.
+    @discardableResult
+    func runPerformBatch(limit: Int) -> Int {
+        var ran = 0
+        while ran < limit {
+            if readyIndex == ready.count {
+                // Swap the producer's buffer for our drained one: O(1), and both keep capacity.
+                ready.removeAll(keepingCapacity: true)
+                readyIndex = 0
+                pending.withLock { swap(&$0.items, &ready) }
+                if ready.isEmpty { break }
+            }
+            let item = ready[readyIndex]
+            readyIndex += 1
+            switch item {
+            case .block(let b): b()
+            case .job(let j): j.runSynchronously(on: asUnownedSerialExecutor())
+            }
+            ran += 1
+        }
+        return ran
+    }
+
+    // MARK: - Stop and shutdown
+
+    /// Makes the innermost `run` return `.stopped` at its next iteration. Any thread.
+    public func stop() {
+        stopRequested.store(true, ordering: .releasing)
+        if !inLoop {
+            wakeups.add(1, ordering: .relaxed)
+            try? EventFD.signal(wakeFD)
+        }
+    }
+
+    /// Stops the loop for good: the current run returns, the blocks already performed run, later
+    /// `perform` calls return false, the thread is joined and every descriptor the loop owns
+    /// (sources it owns, epoll sets, eventfd, timerfd) is closed. Returns the number of perform
+    /// blocks that ran during the final drain.
+    ///
+    /// Any thread except the loop's own for a spawned loop; for a ``forCurrentThread(name:)`` loop,
+    /// its thread, while not running.
+    @discardableResult
+    public func shutdown() -> Int {
+        if isSpawned {
+            precondition(!inLoop, "shutdown() of a spawned loop cannot be called on its own thread")
+            shutdownRequested.store(true, ordering: .releasing)
+            stop()
+            if let tid = threadHandle.withLock({ h -> pthread_t? in defer { h = nil }; return h }) {
+                pthread_join(tid, nil)
+            }
+            return finalDrainCount.load(ordering: .acquiring)
+        } else {
+            preconditionInLoop()
+            precondition(currentMode == nil, "shutdown() while the loop is running")
+            guard !isClosed else { return 0 }
+            shutdownRequested.store(true, ordering: .releasing)
+            finishAndClose()
+            return finalDrainCount.load(ordering: .acquiring)
+        }
+    }
+
+    private let finalDrainCount = Atomic<Int>(0)
+
+    /// Runs what was performed before the close, refuses later blocks, closes every descriptor.
+    private func finishAndClose() {
+        var ran = 0
+        // Blocks may perform more (an actor job scheduling its continuation); keep draining,
+        // boundedly, until nothing is queued, then close the queue.
+        for _ in 0..<64 {
+            let n = runPerformBatch(limit: Int.max)
+            ran += n
+            if n == 0 { break }
+        }
+        pending.withLock { $0.closed = true }
+        ran += runPerformBatch(limit: Int.max)
+        finalDrainCount.store(ran, ordering: .releasing)
+        for (_, s) in sources { s.cancelAndTakeDescriptor()?.close() }
+        sources.removeAll()
+        for (_, t) in allTimers { t.cancel() }
+        allTimers.removeAll()
+        observers.removeAll()
+        for (_, m) in modeStates {
+            m.timers.removeAll()
+            m.epoll.take()?.close()
+        }
+        modeStates.removeAll()
+        timerFD.take()?.close()
+        // The eventfd is closed under the queue lock: a producer that saw `closed == false` has
+        // finished its write by the time we get the lock.
+        pending.withLock { _ in ownedWake.take()?.close() }
+        isClosed = true
+    }
+
+    /// True once shut down. Any thread.
+    public var isShutDown: Bool { shutdownRequested.load(ordering: .acquiring) && pending.withLock { $0.closed } }
+
+    // MARK: - Modes
+
+    /// Adds `mode` to the common-modes set: everything registered in `.common` joins it. Loop
+    /// thread only.
+    public func addCommonMode(_ mode: RunMode) throws(SyscallError) {
+        preconditionInLoop()
+        precondition(mode != .common)
+        guard commonModes.insert(mode).inserted else { return }
+        let state = try modeState(mode)
+        for (_, s) in sources where s.modes.contains(.common) && !s.registeredIn.contains(mode) {
+            try Epoll.control(state.epfd, .add, fd: s.fd, events: s.epollEvents, data: s.epollData)
+            s.registeredIn.insert(mode)
+        }
+        for (_, t) in allTimers where t.modes.contains(.common) && t.isValid {
+            state.timers.insert(t)
+        }
+    }
+
+    func sourceByFD(_ fd: CInt) -> FDSource? { sources[fd] }
+    func takeRegistrationID() -> UInt32 {
+        defer { nextRegistrationID = nextRegistrationID == UInt32.max ? 2 : nextRegistrationID + 1 }
+        return nextRegistrationID
+    }
+    func storeSource(_ s: FDSource) { sources[s.fd] = s }
+    func removeSource(_ s: FDSource) { if sources[s.fd] === s { sources[s.fd] = nil } }
+    func modeStateIfPresent(_ mode: RunMode) -> ModeState? { modeStates[mode] }
+    func rememberTimer(_ t: LoopTimer) { allTimers[ObjectIdentifier(t)] = t }
+    func forgetTimer(_ t: LoopTimer) { allTimers[ObjectIdentifier(t)] = nil }
+
+    /// The concrete modes that `modes` names (`.common` expands to the common set).
+    func concreteModes(_ modes: [RunMode]) -> Set<RunMode> {
+        var out = Set<RunMode>()
+        for m in modes {
+            if m == .common { out.formUnion(commonModes) } else { out.insert(m) }
+        }
+        return out
+    }
+
+    /// The state of a concrete mode, creating its epoll set (with the wake-up and timer
+    /// descriptors, and the sources already registered for it) on first use.
+    func modeState(_ mode: RunMode) throws(SyscallError) -> ModeState {
+        precondition(mode != .common, "`.common` is not a concrete mode")
+        if let s = modeStates[mode] { return s }
+        let ep = try Epoll.create()
+        try Epoll.control(ep.rawValue, .add, fd: wakeFD, events: .readable, data: 0)
+        try Epoll.control(ep.rawValue, .add, fd: timerRaw, events: .readable, data: 1)
+        let state = ModeState(epoll: ep)
+        modeStates[mode] = state
+        for (_, s) in sources where concreteModes(s.modes).contains(mode) && !s.registeredIn.contains(mode) {
+            try Epoll.control(state.epfd, .add, fd: s.fd, events: s.epollEvents, data: s.epollData)
+            s.registeredIn.insert(mode)
+        }
+        for (_, t) in allTimers where t.isValid && concreteModes(t.modes).contains(mode) {
+            state.timers.insert(t)
+        }
+        return state
+    }
+}

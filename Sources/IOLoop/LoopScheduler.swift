@@ -1,0 +1,49 @@
+/// What operations and transports need from a loop: hop onto it, know whether they are on it,
+/// read its clock and set timers. `IOLoop` is the real one; `EmbeddedLoop` (in
+/// AccessoryTestSupport) is a virtual-time one for deterministic tests.
+///
+/// Threading is per member, as documented below.
+public protocol LoopScheduler: AnyObject, Sendable {
+    /// True on the loop's thread. Any thread.
+    var inLoop: Bool { get }
+
+    /// Queues `block` to run on the loop, waking it if needed. Blocks queued from one thread run in
+    /// the order they were queued. Returns false if the loop has shut down (the block is dropped).
+    /// Any thread.
+    @discardableResult
+    func perform(_ block: @escaping @Sendable () -> Void) -> Bool
+
+    /// The loop's monotonic clock. Loop thread only.
+    var now: LoopInstant { get }
+
+    /// Schedules `handler` at `deadline` (and every `repeating` after). Loop thread only.
+    func scheduleTimer(
+        at deadline: LoopInstant,
+        repeating: Duration?,
+        modes: [RunMode],
+        _ handler: @escaping () -> Void
+    ) -> LoopTimer
+}
+
+extension LoopScheduler {
+    /// Schedules a timer `delay` from now. Loop thread only.
+    @discardableResult
+    public func scheduleTimer(
+        after delay: Duration,
+        repeating: Duration? = nil,
+        modes: [RunMode] = [.common],
+        _ handler: @escaping () -> Void
+    ) -> LoopTimer {
+        scheduleTimer(at: now + delay, repeating: repeating, modes: modes, handler)
+    }
+
+    /// Traps unless called on the loop thread. Any thread.
+    public func preconditionInLoop(file: StaticString = #fileID, line: UInt = #line) {
+        precondition(inLoop, "not on the loop thread", file: file, line: line)
+    }
+
+    /// Runs `block` now if on the loop, else performs it. Any thread.
+    public func execute(_ block: @escaping @Sendable () -> Void) {
+        if inLoop { block() } else { perform(block) }
+    }
+}

@@ -1,0 +1,1 @@
+// The Operations module. See ../shared/DESIGN.md §2.

@@ -1,0 +1,1 @@
+// The Transports module. See ../shared/DESIGN.md §2.

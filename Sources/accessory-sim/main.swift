@@ -1,0 +1,1 @@
+print("accessory-sim: not yet built")

@@ -1,0 +1,1 @@
+print("loop-bench: not yet built")

@@ -1,0 +1,1 @@
+print("ops-bench: not yet built")

@@ -1,0 +1,1 @@
+print("serial-bench: not yet built")
