@@ -40,7 +40,15 @@ extension IOLoop {
         preconditionInLoop()
         precondition(sourceByFD(fd) == nil, "fd \(fd) is already watched by loop \(name)")
         let id = takeRegistrationID()
-        let source = FDSource(fd: fd, owned: owned, id: id, interest: interest, modes: modes, loop: self, handler: handler)
+        let source = FDSource(
+            fd: fd,
+            owned: owned,
+            id: id,
+            interest: interest,
+            modes: modes,
+            loop: self,
+            handler: handler
+        )
         do {
             for mode in concreteModes(modes) {
                 let state = try modeState(mode)

@@ -108,11 +108,16 @@ public final class IOLoop: LoopScheduler, @unchecked Sendable {
         try loop.withOwnerForSetup { () throws(SyscallError) in _ = try loop.modeState(.default) }
         let box = Unmanaged.passRetained(ThreadStart { loop.threadMain() })
         var tid = pthread_t()
-        let rc = pthread_create(&tid, nil, { raw in
-            let start = Unmanaged<ThreadStart>.fromOpaque(raw!).takeRetainedValue()
-            start.body()
-            return nil
-        }, box.toOpaque())
+        let rc = pthread_create(
+            &tid,
+            nil,
+            { raw in
+                let start = Unmanaged<ThreadStart>.fromOpaque(raw!).takeRetainedValue()
+                start.body()
+                return nil
+            },
+            box.toOpaque()
+        )
         precondition(rc == 0, "pthread_create failed: \(rc)")
         loop.threadHandle.withLock { $0 = tid }
         return loop
@@ -253,7 +258,10 @@ public final class IOLoop: LoopScheduler, @unchecked Sendable {
             precondition(!inLoop, "shutdown() of a spawned loop cannot be called on its own thread")
             shutdownRequested.store(true, ordering: .releasing)
             stop()
-            if let tid = threadHandle.withLock({ h -> pthread_t? in defer { h = nil }; return h }) {
+            if let tid = threadHandle.withLock({ h -> pthread_t? in
+                defer { h = nil }
+                return h
+            }) {
                 pthread_join(tid, nil)
             }
             return finalDrainCount.load(ordering: .acquiring)

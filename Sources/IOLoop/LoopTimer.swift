@@ -70,7 +70,14 @@ public struct TimerHeap {
     public var storedCount: Int { heap.count }
 
     mutating func insert(_ timer: LoopTimer) {
-        heap.insert(Entry(deadline: timer.deadline.nanoseconds, sequence: nextSequence, generation: timer.generation, timer: timer))
+        heap.insert(
+            Entry(
+                deadline: timer.deadline.nanoseconds,
+                sequence: nextSequence,
+                generation: timer.generation,
+                timer: timer
+            )
+        )
         nextSequence &+= 1
     }
 

@@ -132,9 +132,14 @@ public enum SignalFD {
     /// Reads one pending signal number, or `nil` when none is pending.
     public static func next(_ fd: CInt) throws(SyscallError) -> CInt? {
         var info = signalfd_siginfo()
-        switch try syscall(.read, fd: fd, wouldBlockAllowed: true, { _ in
-            Glibc.read(fd, &info, MemoryLayout<signalfd_siginfo>.size)
-        }) {
+        switch try syscall(
+            .read,
+            fd: fd,
+            wouldBlockAllowed: true,
+            { _ in
+                Glibc.read(fd, &info, MemoryLayout<signalfd_siginfo>.size)
+            }
+        ) {
         case .processed(let n) where n == MemoryLayout<signalfd_siginfo>.size: return CInt(info.ssi_signo)
         default: return nil
         }

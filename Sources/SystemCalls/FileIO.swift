@@ -12,8 +12,9 @@ public enum FileIO {
     /// Reads up to `buffer.count` bytes. `.processed(0)` is end of file. The corresponding C
     /// function is `read`.
     @inline(never)
-    public static func read(_ fd: CInt, into buffer: UnsafeMutableRawBufferPointer) throws(SyscallError) -> IOResult<Int>
-    {
+    public static func read(_ fd: CInt, into buffer: UnsafeMutableRawBufferPointer) throws(SyscallError) -> IOResult<
+        Int
+    > {
         try syscall(.read, fd: fd, wouldBlockAllowed: true) { cap in
             Glibc.read(fd, buffer.baseAddress, Swift.min(buffer.count, cap))
         }
@@ -55,7 +56,9 @@ public enum FileIO {
     /// A pipe, both ends non-blocking and close-on-exec. The corresponding C function is `pipe2`.
     public static func pipe() throws(SyscallError) -> DescriptorPair {
         var fds: [CInt] = [-1, -1]
-        _ = try syscallValue(.pipe2) { fds.withUnsafeMutableBufferPointer { cas_pipe2($0.baseAddress, O_CLOEXEC | O_NONBLOCK) } }
+        _ = try syscallValue(.pipe2) {
+            fds.withUnsafeMutableBufferPointer { cas_pipe2($0.baseAddress, O_CLOEXEC | O_NONBLOCK) }
+        }
         return DescriptorPair(OwnedFD(adopting: fds[0]), OwnedFD(adopting: fds[1]))
     }
 

@@ -64,9 +64,14 @@ public enum Socket {
     /// Accepts one connection, or `.wouldBlock` when none is pending. The new socket is
     /// non-blocking and close-on-exec. The corresponding C function is `accept4`.
     public static func accept(_ fd: CInt) throws(SyscallError) -> OwnedFD? {
-        switch try syscall(.accept4, fd: fd, wouldBlockAllowed: true, { _ in
-            cas_accept4(fd, CAS_SOCK_NONBLOCK | CAS_SOCK_CLOEXEC)
-        }) {
+        switch try syscall(
+            .accept4,
+            fd: fd,
+            wouldBlockAllowed: true,
+            { _ in
+                cas_accept4(fd, CAS_SOCK_NONBLOCK | CAS_SOCK_CLOEXEC)
+            }
+        ) {
         case .processed(let c): return OwnedFD(adopting: c)
         case .wouldBlock: return nil
         }
@@ -78,7 +83,7 @@ public enum Socket {
         do {
             _ = try syscallValue(.connect, fd: fd) { address.withC { cas_connect_unix(fd, $0, $1) } }
             return true
-        } catch where error.errno == .nowInProgress {
+        } catch  where error.errno == .nowInProgress {
             return false
         }
     }
@@ -92,7 +97,7 @@ public enum Socket {
                 bdaddr.withUnsafeBufferPointer { cas_connect_rfcomm(fd, $0.baseAddress, channel) }
             }
             return true
-        } catch where error.errno == .nowInProgress {
+        } catch  where error.errno == .nowInProgress {
             return false
         }
     }

@@ -111,7 +111,9 @@ public enum PseudoTerminal {
     public static func open() throws(SyscallError) -> PseudoTerminalPair {
         var name = [CChar](repeating: 0, count: 128)
         let fd = try syscallValue(.posix_openpt) {
-            name.withUnsafeMutableBufferPointer { cas_openpt(O_RDWR | O_NOCTTY | O_CLOEXEC | O_NONBLOCK, $0.baseAddress, 128) }
+            name.withUnsafeMutableBufferPointer {
+                cas_openpt(O_RDWR | O_NOCTTY | O_CLOEXEC | O_NONBLOCK, $0.baseAddress, 128)
+            }
         }
         let path = name.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
         return PseudoTerminalPair(master: OwnedFD(adopting: fd), slavePath: path)
