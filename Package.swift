@@ -43,7 +43,11 @@ let package = Package(
             swiftSettings: strict
         ),
         // LoopOperation, DeviceQueue, conditions, observers, exclusivity (DESIGN.md §4).
-        .target(name: "Operations", dependencies: ["IOLoop"], swiftSettings: strict),
+        .target(
+            name: "Operations",
+            dependencies: ["IOLoop", .product(name: "DequeModule", package: "swift-collections")],
+            swiftSettings: strict
+        ),
         // SerialPort, RFCOMMSocket and the framers (DESIGN.md §5).
         .target(name: "Transports", dependencies: ["IOLoop", "SystemCalls", "CAccessoryShims"], swiftSettings: strict),
         // Typed configuration decoded from YAML, and the JSON-RPC control protocol's messages.
@@ -57,7 +61,10 @@ let package = Package(
         ),
         .executableTarget(
             name: "accessory-sim",
-            dependencies: ["AccessorySimulator", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            dependencies: [
+                "AccessorySimulator", "IOLoop", "SystemCalls",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
             swiftSettings: strict
         ),
         // Benchmarks: programs that print tables (see README, "Numbers").
@@ -81,7 +88,7 @@ let package = Package(
         ),
         .testTarget(
             name: "OperationsTests",
-            dependencies: ["Operations", "IOLoop", "AccessoryTestSupport"],
+            dependencies: ["Operations", "IOLoop", "SystemCalls", "AccessoryTestSupport"],
             swiftSettings: strict
         ),
         .testTarget(

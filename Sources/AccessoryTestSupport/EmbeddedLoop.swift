@@ -1,5 +1,5 @@
 import IOLoop
-import Synchronization
+import SystemCalls
 
 /// A loop with virtual time that runs on the test's own thread: nothing happens until the test
 /// calls ``run()`` or ``advanceTime(by:)``. It makes timeout and back-off tests deterministic.
@@ -11,7 +11,7 @@ public final class EmbeddedLoop: LoopScheduler, @unchecked Sendable {
     // @unchecked: `queue` is behind a Mutex; the clock and timers are touched only by the test
     // thread that drives the loop.
 
-    private let queue = Mutex<[@Sendable () -> Void]>([])
+    private let queue = Locked<[@Sendable () -> Void]>([])
     private let heap = TimerQueue()
     private var clock: UInt64
 

@@ -102,6 +102,7 @@ const uint32_t CAS_BOTHER = BOTHER;
 const uint32_t CAS_CBAUDEX = CBAUDEX;
 const uint32_t CAS_CMSPAR = CMSPAR;
 const uint32_t CAS_CRTSCTS = CRTSCTS;
+const uint32_t CAS_CIBAUD = CIBAUD;
 const int CAS_VMIN = VMIN;
 const int CAS_VTIME = VTIME;
 
@@ -204,4 +205,56 @@ int cas_so_error(int fd, int *error) {
 
 int cas_set_int_sockopt(int fd, int level, int name, int value) {
     return setsockopt(fd, level, name, &value, sizeof(value));
+}
+
+ssize_t cas_send_nosignal(int fd, const void *buf, size_t len) {
+    return send(fd, buf, len, MSG_NOSIGNAL);
+}
+
+// MARK: - child processes
+
+#include <spawn.h>
+#include <sys/wait.h>
+
+extern char **environ;
+
+pid_t cas_spawn(const char *path, char *const argv[], int stdout_fd) {
+    posix_spawn_file_actions_t actions;
+    posix_spawnattr_t attr;
+    if (posix_spawn_file_actions_init(&actions) != 0) return -1;
+    if (posix_spawnattr_init(&attr) != 0) {
+        posix_spawn_file_actions_destroy(&actions);
+        return -1;
+    }
+    if (stdout_fd >= 0) posix_spawn_file_actions_adddup2(&actions, stdout_fd, 1);
+    sigset_t empty, defaults;
+    sigemptyset(&empty);
+    sigemptyset(&defaults);
+    sigaddset(&defaults, SIGTERM);
+    sigaddset(&defaults, SIGINT);
+    sigaddset(&defaults, SIGHUP);
+    sigaddset(&defaults, SIGPIPE);
+    posix_spawnattr_setsigmask(&attr, &empty);
+    posix_spawnattr_setsigdefault(&attr, &defaults);
+    posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
+    pid_t pid = -1;
+    int rc = posix_spawn(&pid, path, &actions, &attr, argv, environ);
+    posix_spawn_file_actions_destroy(&actions);
+    posix_spawnattr_destroy(&attr);
+    if (rc != 0) {
+        errno = rc;
+        return -1;
+    }
+    return pid;
+}
+
+pid_t cas_wait_child(pid_t pid, int nohang, int *exit_code, int *term_signal) {
+    int status = 0;
+    pid_t r = waitpid(pid, &status, nohang ? WNOHANG : 0);
+    if (r <= 0) return r;
+    *exit_code = -1;
+    *term_signal = 0;
+    if (WIFEXITED(status)) *exit_code = WEXITSTATUS(status);
+    else if (WIFSIGNALED(status)) *term_signal = WTERMSIG(status);
+    return r;
 }

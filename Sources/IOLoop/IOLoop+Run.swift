@@ -45,19 +45,21 @@ extension IOLoop {
             if shutdownRequested.load(ordering: .acquiring) && isSpawnedThreadLoop { return .shutDown }
             if let condition, !condition() { return .conditionMet }
             if let deadline, now >= deadline { return .timedOut }
-            iterate(mode: mode, state: state, deadline: deadline)
+            iterate(mode: mode, state: state, deadline: deadline, condition: condition)
         }
     }
 
     private var isSpawnedThreadLoop: Bool { threadIsSpawned }
 
-    private func iterate(mode: RunMode, state: ModeState, deadline: LoopInstant?) {
+    private func iterate(mode: RunMode, state: ModeState, deadline: LoopInstant?, condition: (() -> Bool)?) {
         fireDueTimers(in: mode)
         runPerformBatch(limit: IOLoop.performBatchLimit)
         notifyObservers(.beforeWaiting, mode: mode)
 
         var timeout: CInt = -1
-        if hasPendingWork || stopRequested.load(ordering: .relaxed) {
+        // Poll instead of sleeping when there is work left, a stop is pending, or the work just
+        // done made a `run(while:)` condition false (nothing else would wake us to notice).
+        if hasPendingWork || stopRequested.load(ordering: .relaxed) || condition.map({ !$0() }) == true {
             timeout = 0
         } else {
             let earliest = state.timers.earliest()

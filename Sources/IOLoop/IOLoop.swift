@@ -48,14 +48,14 @@ public final class IOLoop: LoopScheduler, @unchecked Sendable {
 
     // MARK: cross-thread state
 
-    let pending = Mutex(PendingQueue())
+    let pending = Locked(PendingQueue())
     let wakeFD: CInt
     let stopRequested = Atomic<Bool>(false)
     let shutdownRequested = Atomic<Bool>(false)
     private let ownerThread = Atomic<UInt>(0)
     private let isSpawned: Bool
     var threadIsSpawned: Bool { isSpawned }
-    private let threadHandle = Mutex<pthread_t?>(nil)
+    private let threadHandle = Locked<pthread_t?>(nil)
     private let wakeups = Atomic<Int>(0)
 
     /// How many times the wake-up eventfd was written. Tests use it to show coalescing. Any thread.
@@ -179,8 +179,8 @@ public final class IOLoop: LoopScheduler, @unchecked Sendable {
     // MARK: - Perform
 
     /// Queues `block` to run on the loop thread and wakes the loop. Blocks from one thread run in
-    /// the order queued; a block queued from the loop thread runs on a later iteration, never
-    /// reentrantly. The eventfd is written only when the queue goes from empty to non-empty.
+    /// the order queued; a block queued from the loop thread runs after the current callback
+    /// returns, never reentrantly. The eventfd is written only when the queue goes from empty to non-empty.
     /// Returns false (dropping the block) once the loop has shut down. Any thread.
     @discardableResult
     public func perform(_ block: @escaping @Sendable () -> Void) -> Bool {
@@ -355,7 +355,7 @@ public final class IOLoop: LoopScheduler, @unchecked Sendable {
         if let s = modeStates[mode] { return s }
         let ep = try Epoll.create()
         try Epoll.control(ep.rawValue, .add, fd: wakeFD, events: .readable, data: 0)
-        try Epoll.control(ep.rawValue, .add, fd: timerRaw, events: .readable, data: 1)
+        try Epoll.control(ep.rawValue, .add, fd: timerRaw, events: .readable, data: UInt64(1) << 32)
         let state = ModeState(epoll: ep)
         modeStates[mode] = state
         for (_, s) in sources where concreteModes(s.modes).contains(mode) && !s.registeredIn.contains(mode) {

@@ -135,6 +135,9 @@ public final class TimerQueue: TimerOwner {
         return t
     }
 
+    /// Entries held, including stale ones not yet purged (for tests). Loop thread only.
+    public var storedCount: Int { heap.storedCount }
+
     /// The earliest live deadline (nanoseconds). Loop thread only.
     public func earliest() -> UInt64? { heap.earliest() }
 

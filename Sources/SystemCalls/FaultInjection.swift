@@ -25,7 +25,7 @@ public enum FaultInjection {
     }
 
     private static let active = Atomic<Int>(0)
-    private static let rules = Mutex<[(UInt64, Rule)]>([])
+    private static let rules = Locked<[(UInt64, Rule)]>([])
     private static let nextID = Atomic<UInt64>(1)
 
     @usableFromInline

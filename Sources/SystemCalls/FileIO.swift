@@ -88,6 +88,7 @@ public enum FileIO {
 /// with `let r = pair.first` (the struct has no deinit, so its fields can be moved out).
 ///
 /// Any thread, one owner at a time.
+@frozen
 public struct DescriptorPair: ~Copyable, Sendable {
     /// The pipe's read end, or the first socket.
     public var first: OwnedFD

@@ -20,6 +20,7 @@ public enum SyscallName: String, Sendable, CaseIterable {
     case eventfd, timerfd_create, timerfd_settime, signalfd
     case socket, socketpair, bind, listen, accept4, connect, sendto, recv, send, getsockopt, setsockopt
     case posix_openpt, inotify_init1, inotify_add_watch, unlink, chmod, chown
+    case symlink, rename, readlink, mkdtemp, rmdir, posix_spawn, kill, waitpid
 }
 
 /// A failed system call: which call, and the errno it gave.

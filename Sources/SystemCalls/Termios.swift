@@ -132,6 +132,7 @@ public enum PseudoTerminal {
 }
 
 /// A pty master and the path of its slave. Any thread, one owner at a time.
+@frozen
 public struct PseudoTerminalPair: ~Copyable, Sendable {
     public var master: OwnedFD
     public let slavePath: String

@@ -1,1 +1,2 @@
-print("accessory-sim: not yet built")
+// accessory-sim: simulated serial accessories on pseudo-terminals. See AccessorySimCommand.
+AccessorySimCommand.main()

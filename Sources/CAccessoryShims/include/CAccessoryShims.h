@@ -75,6 +75,8 @@ extern const uint32_t CAS_BOTHER;
 extern const uint32_t CAS_CBAUDEX;
 extern const uint32_t CAS_CMSPAR;
 extern const uint32_t CAS_CRTSCTS;
+/// Input-speed bits of c_cflag (CBAUD << IBSHIFT); zero means "same as output".
+extern const uint32_t CAS_CIBAUD;
 extern const int CAS_VMIN;
 extern const int CAS_VTIME;
 
@@ -132,5 +134,17 @@ ssize_t cas_sendto_unix(int fd, const void *buf, size_t len, const char *path, i
 int cas_peercred(int fd, pid_t *pid, uid_t *uid, gid_t *gid);
 int cas_so_error(int fd, int *error);
 int cas_set_int_sockopt(int fd, int level, int name, int value);
+/// send() with MSG_NOSIGNAL: a peer that went away gives EPIPE, never SIGPIPE.
+ssize_t cas_send_nosignal(int fd, const void *buf, size_t len);
+
+// MARK: - child processes (tests and tools that start the built executables)
+
+/// Starts `path` with `argv` (NULL-terminated) and the caller's environment. If `stdout_fd` >= 0
+/// it becomes the child's standard output. The child gets an empty signal mask and default
+/// dispositions for SIGTERM, SIGINT, SIGHUP and SIGPIPE. Returns the pid, or -1 with errno.
+pid_t cas_spawn(const char *path, char *const argv[], int stdout_fd);
+/// waitpid for one child. Returns the pid when it ended (then exactly one of `exit_code` >= 0 or
+/// `term_signal` > 0 is set), 0 when `nohang` and it is still running, -1 with errno.
+pid_t cas_wait_child(pid_t pid, int nohang, int *exit_code, int *term_signal);
 
 #endif

@@ -1,1 +1,0 @@
-// The AccessoryConfig module. See ../shared/DESIGN.md §2.

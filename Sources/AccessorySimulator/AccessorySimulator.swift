@@ -1,1 +1,0 @@
-// The AccessorySimulator module. See ../shared/DESIGN.md §2.

@@ -1,0 +1,124 @@
+/// Everything that defines one simulated accessory: its name, personality, timing, faults and
+/// where its device path is published.
+///
+/// Any thread (a value).
+public struct SimulatorConfiguration: Sendable {
+    /// The name printed in `READY` lines and used in messages (no spaces).
+    public var name: String
+    /// How the accessory answers.
+    public var personality: Personality
+    /// How inbound lines end, for `echo` and `script` (`at-modem` always accepts `\r`, `\n` and
+    /// `\r\n`). Echo replies end with the same terminator. `.none` makes `echo` a raw byte echo.
+    public var terminator: LineTerminator
+    /// Added before every reply (the accessory's processing time).
+    public var responseDelay: Duration
+    /// The period of unsolicited output: `RING`/`+CMTI` lines for `at-modem` (none when nil), the
+    /// fix interval for `nmea` (one second when nil). Ignored by the other personalities.
+    public var unsolicitedInterval: Duration?
+    /// Misbehaviour to inject.
+    public var faults: FaultSwitches
+    /// If set, a symbolic link at this path points to the current slave (created atomically).
+    public var linkPath: String?
+    /// While hung up, leave the link dangling instead of removing it (udev removes it).
+    public var keepLinkWhileGone: Bool
+    /// Longest inbound line or frame; longer ones are discarded up to the next terminator.
+    public var maxInboundLength: Int
+    /// Seeds the generator of garbage bytes and fault probabilities; random when nil.
+    public var seed: UInt64?
+
+    public init(
+        name: String = "sim",
+        personality: Personality = .echo,
+        terminator: LineTerminator = .lf,
+        responseDelay: Duration = .zero,
+        unsolicitedInterval: Duration? = nil,
+        faults: FaultSwitches = FaultSwitches(),
+        linkPath: String? = nil,
+        keepLinkWhileGone: Bool = false,
+        maxInboundLength: Int = 65_536,
+        seed: UInt64? = nil
+    ) {
+        self.name = name
+        self.personality = personality
+        self.terminator = terminator
+        self.responseDelay = responseDelay
+        self.unsolicitedInterval = unsolicitedInterval
+        self.faults = faults
+        self.linkPath = linkPath
+        self.keepLinkWhileGone = keepLinkWhileGone
+        self.maxInboundLength = maxInboundLength
+        self.seed = seed
+    }
+
+    /// Checks the values that cannot be expressed by the types. Any thread.
+    public func validate() throws(SimulatorError) {
+        if name.isEmpty || name.contains(where: { $0 == " " || $0 == "\t" || $0 == "\n" }) {
+            throw .invalidConfiguration("the name \"\(name)\" must be non-empty and contain no spaces")
+        }
+        if maxInboundLength < 1 { throw .invalidConfiguration("maxInboundLength must be at least 1") }
+        if let u = unsolicitedInterval, u <= .zero {
+            throw .invalidConfiguration("the unsolicited interval must be positive")
+        }
+        if responseDelay < .zero { throw .invalidConfiguration("the response delay must not be negative") }
+        try faults.validate()
+    }
+}
+
+/// How a simulated accessory answers. Any thread (a value).
+public enum Personality: Sendable, Equatable {
+    /// Each line is written back with the same terminator.
+    case echo
+    /// A small Hayes AT command set with final results, multi-line answers and unsolicited lines.
+    case atModem
+    /// A stream of GPS sentences (GGA and RMC) with valid checksums; input is ignored.
+    case nmea
+    /// Each SLIP or COBS frame is decoded and echoed re-encoded.
+    case framed(Framing)
+    /// Expect/send steps read from a YAML file.
+    case script(SimulatorScript)
+
+    /// The name used on the command line.
+    public var name: String {
+        switch self {
+        case .echo: return "echo"
+        case .atModem: return "at-modem"
+        case .nmea: return "nmea"
+        case .framed: return "framed"
+        case .script: return "script"
+        }
+    }
+}
+
+/// The frame encodings of the `framed` personality. Any thread (a value).
+public enum Framing: String, Sendable, CaseIterable {
+    /// RFC 1055: frames end with 0xC0; 0xC0 and 0xDB inside are escaped.
+    case slip
+    /// Consistent Overhead Byte Stuffing, each frame followed by a 0x00 delimiter.
+    case cobs
+}
+
+/// Where inbound lines end. Any thread (a value).
+public enum LineTerminator: String, Sendable, CaseIterable {
+    /// `\n`
+    case lf
+    /// `\r\n` (a lone `\r` is part of the line)
+    case crlf
+    /// `\r`
+    case cr
+    /// Any of `\n`, `\r\n` or `\r`; a `\n` that arrives in a later read right after a `\r` is
+    /// taken as the rest of that `\r`'s line end.
+    case any
+    /// No lines: bytes are handled as they arrive (raw echo).
+    case none
+
+    /// The terminator's bytes (`\r\n` for `.any`, nothing for `.none`).
+    public var bytes: [UInt8] {
+        switch self {
+        case .lf: return [0x0A]
+        case .crlf: return [0x0D, 0x0A]
+        case .cr: return [0x0D]
+        case .any: return [0x0D, 0x0A]
+        case .none: return []
+        }
+    }
+}

@@ -1,0 +1,141 @@
+/// Base64 (RFC 4648 §4, standard alphabet, with padding), strict.
+///
+/// Decoding rejects: a length that is not a multiple of 4, any character outside the
+/// alphabet (including whitespace and line breaks), `=` anywhere but the last one or two
+/// positions, and non-zero unused bits in the last character (a non-canonical encoding).
+///
+/// Threading: stateless. Any thread.
+public enum Base64 {
+    /// Appends the encoding of `bytes` to `buffer`.
+    public static func encode(_ bytes: UnsafeBufferPointer<UInt8>, into buffer: inout [UInt8]) {
+        let alphabet: StaticString = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
+        let table = alphabet.utf8Start
+        let outputCount = (bytes.count + 2) / 3 * 4
+        let oldCount = buffer.count
+        buffer.append(contentsOf: repeatElement(0, count: outputCount))
+        buffer.withUnsafeMutableBufferPointer { output in
+            var out = oldCount
+            var index = 0
+            while index + 3 <= bytes.count {
+                let chunk = UInt32(bytes[index]) << 16 | UInt32(bytes[index + 1]) << 8 | UInt32(bytes[index + 2])
+                output[out] = table[Int(chunk >> 18)]
+                output[out + 1] = table[Int(chunk >> 12 & 0x3F)]
+                output[out + 2] = table[Int(chunk >> 6 & 0x3F)]
+                output[out + 3] = table[Int(chunk & 0x3F)]
+                out += 4
+                index += 3
+            }
+            let remaining = bytes.count - index
+            if remaining > 0 {
+                let second = remaining == 2 ? UInt32(bytes[index + 1]) : 0
+                let chunk = UInt32(bytes[index]) << 16 | second << 8
+                output[out] = table[Int(chunk >> 18)]
+                output[out + 1] = table[Int(chunk >> 12 & 0x3F)]
+                output[out + 2] = remaining == 2 ? table[Int(chunk >> 6 & 0x3F)] : UInt8(ascii: "=")
+                output[out + 3] = UInt8(ascii: "=")
+            }
+        }
+    }
+
+    /// Appends the encoding of `bytes` to `buffer`.
+    public static func encode(_ bytes: some Collection<UInt8>, into buffer: inout [UInt8]) {
+        if bytes.withContiguousStorageIfAvailable({ encode($0, into: &buffer) }) == nil {
+            Array(bytes).withUnsafeBufferPointer { encode($0, into: &buffer) }
+        }
+    }
+
+    /// The encoding of `bytes` as a string.
+    public static func encodedString(_ bytes: some Collection<UInt8>) -> String {
+        var output: [UInt8] = []
+        encode(bytes, into: &output)
+        return String(decoding: output, as: UTF8.self)
+    }
+
+    /// Decodes base64 text.
+    public static func decode(_ text: String) throws(Base64Error) -> [UInt8] {
+        var text = text
+        return try text.withUTF8 { decode(buffer: $0) }.get()
+    }
+
+    /// Decodes base64 text given as bytes.
+    public static func decode(_ text: some Collection<UInt8>) throws(Base64Error) -> [UInt8] {
+        let result =
+            text.withContiguousStorageIfAvailable { decode(buffer: $0) }
+            ?? Array(text).withUnsafeBufferPointer { decode(buffer: $0) }
+        return try result.get()
+    }
+
+    /// Decodes base64 text given as bytes.
+    public static func decode(buffer text: UnsafeBufferPointer<UInt8>) -> Result<[UInt8], Base64Error> {
+        let count = text.count
+        guard count % 4 == 0 else { return .failure(.invalidLength(count)) }
+        if count == 0 { return .success([]) }
+        var padding = 0
+        if text[count - 1] == UInt8(ascii: "=") {
+            padding = text[count - 2] == UInt8(ascii: "=") ? 2 : 1
+        }
+        var output = [UInt8]()
+        output.reserveCapacity(count / 4 * 3 - padding)
+        var index = 0
+        while index < count {
+            var chunk: UInt32 = 0
+            for offset in 0..<4 {
+                let position = index + offset
+                let byte = text[position]
+                let value: UInt8
+                switch byte {
+                case UInt8(ascii: "A")...UInt8(ascii: "Z"): value = byte - UInt8(ascii: "A")
+                case UInt8(ascii: "a")...UInt8(ascii: "z"): value = byte - UInt8(ascii: "a") + 26
+                case UInt8(ascii: "0")...UInt8(ascii: "9"): value = byte - UInt8(ascii: "0") + 52
+                case UInt8(ascii: "+"): value = 62
+                case UInt8(ascii: "/"): value = 63
+                case UInt8(ascii: "="):
+                    guard position >= count - padding else { return .failure(.misplacedPadding(at: position)) }
+                    value = 0
+                default:
+                    return .failure(.invalidCharacter(byte, at: position))
+                }
+                chunk = chunk << 6 | UInt32(value)
+            }
+            output.append(UInt8(truncatingIfNeeded: chunk >> 16))
+            if index + 4 < count || padding < 2 { output.append(UInt8(truncatingIfNeeded: chunk >> 8)) }
+            if index + 4 < count || padding < 1 { output.append(UInt8(truncatingIfNeeded: chunk)) }
+            if index + 4 == count {
+                let unusedBits: UInt32 = padding == 2 ? 0xFFFF : padding == 1 ? 0xFF : 0
+                if chunk & unusedBits != 0 { return .failure(.nonCanonical(at: count - padding - 1)) }
+            }
+            index += 4
+        }
+        return .success(output)
+    }
+}
+
+/// Why text is not strict base64.
+///
+/// Threading: a value. Any thread.
+public enum Base64Error: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The length is not a multiple of 4.
+    case invalidLength(Int)
+    /// A character outside the base64 alphabet, at a zero-based offset.
+    case invalidCharacter(UInt8, at: Int)
+    /// `=` before the end.
+    case misplacedPadding(at: Int)
+    /// The last character before the padding has non-zero unused bits.
+    case nonCanonical(at: Int)
+
+    public var description: String {
+        switch self {
+        case .invalidLength(let length):
+            return "length \(length) is not a multiple of 4 (is padding '=' missing?)"
+        case .invalidCharacter(let byte, let offset):
+            let shown =
+                byte >= 0x21 && byte < 0x7F
+                ? "'\(Character(Unicode.Scalar(byte)))'" : "byte 0x\(JSONParseError.hex(byte))"
+            return "invalid character \(shown) at offset \(offset)"
+        case .misplacedPadding(let offset):
+            return "padding '=' at offset \(offset) before the end"
+        case .nonCanonical(let offset):
+            return "non-canonical encoding: unused bits of the character at offset \(offset) are not zero"
+        }
+    }
+}

@@ -1,1 +1,0 @@
-// The ControlProtocol module. See ../shared/DESIGN.md §2.

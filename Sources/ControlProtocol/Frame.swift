@@ -1,0 +1,84 @@
+/// One frame (a message with the accessory's framing removed) as results and `device.data`
+/// carry it: `{"data_base64":…}` always, plus `"data"` (text) when the bytes are valid UTF-8.
+///
+/// Threading: a value. Any thread.
+public struct Frame: Sendable, Hashable, JSONEncodable {
+    public var bytes: [UInt8]
+
+    public init(_ bytes: [UInt8]) { self.bytes = bytes }
+
+    /// A frame holding the UTF-8 of `text`.
+    public init(text: String) { self.bytes = Array(text.utf8) }
+
+    /// The bytes as text, if they are valid UTF-8.
+    public var text: String? {
+        UTF8Validation.isValid(bytes) ? String(decoding: bytes, as: UTF8.self) : nil
+    }
+
+    public func encodeJSON(into buffer: inout [UInt8]) {
+        Frame.encode(bytes, into: &buffer)
+    }
+
+    /// Appends the frame object for `bytes` without building a `Frame` (e.g. from a slice of a
+    /// receive buffer).
+    public static func encode(_ bytes: some Collection<UInt8>, into buffer: inout [UInt8]) {
+        buffer.append(UInt8(ascii: "{"))
+        appendMembers(of: bytes, to: &buffer)
+        buffer.append(UInt8(ascii: "}"))
+    }
+
+    /// The frame as a `JSONValue` object (for callers that build results as values).
+    public var json: JSONValue {
+        var object: JSONObject = ["data_base64": .string(Base64.encodedString(bytes))]
+        if let text { object.append("data", .string(text)) }
+        return .object(object)
+    }
+
+    /// Appends `"data_base64":"…"` and, if valid UTF-8, `,"data":"…"`.
+    static func appendMembers(of bytes: some Collection<UInt8>, to buffer: inout [UInt8]) {
+        if bytes.withContiguousStorageIfAvailable({ appendMembers(of: $0, to: &buffer) }) == nil {
+            Array(bytes).withUnsafeBufferPointer { appendMembers(of: $0, to: &buffer) }
+        }
+    }
+
+    static func appendMembers(of bytes: UnsafeBufferPointer<UInt8>, to buffer: inout [UInt8]) {
+        JSONOutput.appendLiteral("\"data_base64\":\"", to: &buffer)
+        Base64.encode(bytes, into: &buffer)
+        buffer.append(UInt8(ascii: "\""))
+        if UTF8Validation.firstInvalidOffset(in: bytes) == nil {
+            JSONOutput.appendLiteral(",\"data\":", to: &buffer)
+            JSONOutput.appendEscaped(utf8: bytes, to: &buffer)
+        }
+    }
+
+    /// Decodes a frame object (client side): `data_base64` is authoritative; `data`, if
+    /// present, must agree with it.
+    public init(json: JSONValue) throws(MessageDecodingError) {
+        guard case .object(let object) = json else {
+            throw MessageDecodingError("a frame must be an object (got \(json.kindDescription))")
+        }
+        guard case .string(let encoded)? = object["data_base64"] else {
+            throw MessageDecodingError("a frame needs a data_base64 string")
+        }
+        do throws(Base64Error) {
+            bytes = try Base64.decode(encoded)
+        } catch {
+            throw MessageDecodingError("a frame's data_base64 is not valid base64: \(error)")
+        }
+        if let text = object["data"], text != .string(String(decoding: bytes, as: UTF8.self)) {
+            throw MessageDecodingError("a frame's data does not match its data_base64")
+        }
+    }
+}
+
+/// The wire names of accessory states (DESIGN.md §5): `absent → opening → ready →
+/// (failed | absent)`, and `disabled`.
+///
+/// Threading: a value. Any thread.
+public enum DeviceState: String, Sendable, Hashable, CaseIterable {
+    case absent
+    case opening
+    case ready
+    case failed
+    case disabled
+}

@@ -1,0 +1,71 @@
+extension Request {
+    /// Appends the request line `{"jsonrpc":"2.0","id":…,"method":…,"params":{…}}\n` (client
+    /// side). `params` is omitted for methods that take none.
+    public func encode(into buffer: inout [UInt8]) {
+        JSONOutput.appendLiteral("{\"jsonrpc\":\"2.0\",\"id\":", to: &buffer)
+        id.encodeJSON(into: &buffer)
+        JSONOutput.appendLiteral(",\"method\":", to: &buffer)
+        JSONOutput.appendString(method.name.rawValue, to: &buffer)
+        if let params = method.params {
+            JSONOutput.appendLiteral(",\"params\":", to: &buffer)
+            JSONOutput.appendObject(params, to: &buffer)
+        }
+        JSONOutput.appendLiteral("}\n", to: &buffer)
+    }
+
+    /// The request line, ending in `\n`.
+    public var line: [UInt8] {
+        var buffer: [UInt8] = []
+        encode(into: &buffer)
+        return buffer
+    }
+}
+
+extension Method {
+    /// The params object as sent, or `nil` for methods without params. A payload is sent as
+    /// `data` when it is valid UTF-8 and as `data_base64` otherwise.
+    public var params: JSONObject? {
+        switch self {
+        case .devicesList, .daemonStatus:
+            return nil
+        case .deviceStatus(let params), .unlock(let params):
+            return ["device": .string(params.device)]
+        case .transact(let params), .write(let params):
+            var object: JSONObject = ["device": .string(params.device)]
+            if UTF8Validation.isValid(params.data) {
+                object.append("data", .string(String(decoding: params.data, as: UTF8.self)))
+            } else {
+                object.append("data_base64", .string(Base64.encodedString(params.data)))
+            }
+            object.appendIfPresent("timeout_ms", params.timeoutMs)
+            object.appendIfPresent("wait_ms", params.waitMs)
+            return object
+        case .read(let params):
+            var object: JSONObject = ["device": .string(params.device)]
+            object.appendIfPresent("timeout_ms", params.timeoutMs)
+            object.appendIfPresent("max_frames", params.maxFrames)
+            return object
+        case .subscribe(let params), .unsubscribe(let params):
+            var object = JSONObject()
+            if let device = params.device { object.append("device", .string(device)) }
+            if let events = params.events {
+                let names = EventKind.allCases.filter(events.contains).map { JSONValue.string($0.rawValue) }
+                object.append("events", .array(names))
+            }
+            return object
+        case .lock(let params):
+            var object: JSONObject = ["device": .string(params.device)]
+            object.appendIfPresent("timeout_ms", params.timeoutMs)
+            object.appendIfPresent("lease_ms", params.leaseMs)
+            return object
+        case .cancel(let params):
+            return ["id": params.id.json]
+        }
+    }
+}
+
+extension JSONObject {
+    fileprivate mutating func appendIfPresent(_ key: String, _ value: Int64?) {
+        if let value { append(key, .integer(value)) }
+    }
+}

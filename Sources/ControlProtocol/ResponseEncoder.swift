@@ -1,0 +1,59 @@
+/// Writes the daemon's outgoing lines: responses and notifications, each one line ending in
+/// `\n`, appended to a caller's (reused) buffer. The hot path: no intermediate `String`s.
+///
+/// Threading: stateless. Any thread.
+public enum ResponseEncoder {
+    /// `{"jsonrpc":"2.0","id":…,"result":…}\n`
+    public static func success(id: RequestID, result: some JSONEncodable, into buffer: inout [UInt8]) {
+        JSONOutput.appendLiteral("{\"jsonrpc\":\"2.0\",\"id\":", to: &buffer)
+        id.encodeJSON(into: &buffer)
+        JSONOutput.appendLiteral(",\"result\":", to: &buffer)
+        result.encodeJSON(into: &buffer)
+        JSONOutput.appendLiteral("}\n", to: &buffer)
+    }
+
+    /// `{"jsonrpc":"2.0","id":…|null,"error":{"code":…,"message":…,"data":…}}\n`
+    public static func failure(id: RequestID?, error: RPCError, into buffer: inout [UInt8]) {
+        JSONOutput.appendLiteral("{\"jsonrpc\":\"2.0\",\"id\":", to: &buffer)
+        if let id {
+            id.encodeJSON(into: &buffer)
+        } else {
+            JSONOutput.appendLiteral("null", to: &buffer)
+        }
+        JSONOutput.appendLiteral(",\"error\":", to: &buffer)
+        error.encodeJSON(into: &buffer)
+        JSONOutput.appendLiteral("}\n", to: &buffer)
+    }
+
+    /// `{"jsonrpc":"2.0","method":…,"params":…}\n`
+    public static func notification(method: String, params: some JSONEncodable, into buffer: inout [UInt8]) {
+        JSONOutput.appendLiteral("{\"jsonrpc\":\"2.0\",\"method\":", to: &buffer)
+        JSONOutput.appendString(method, to: &buffer)
+        JSONOutput.appendLiteral(",\"params\":", to: &buffer)
+        params.encodeJSON(into: &buffer)
+        JSONOutput.appendLiteral("}\n", to: &buffer)
+    }
+
+    /// `device.data` with `{device, data_base64, data?}` for one frame no request claimed.
+    public static func deviceData(device: String, frame: some Collection<UInt8>, into buffer: inout [UInt8]) {
+        JSONOutput.appendLiteral("{\"jsonrpc\":\"2.0\",\"method\":\"device.data\",\"params\":{\"device\":", to: &buffer)
+        JSONOutput.appendString(device, to: &buffer)
+        buffer.append(UInt8(ascii: ","))
+        Frame.appendMembers(of: frame, to: &buffer)
+        JSONOutput.appendLiteral("}}\n", to: &buffer)
+    }
+
+    /// `device.state` with `{device, state, reason}`.
+    public static func deviceState(device: String, state: DeviceState, reason: String, into buffer: inout [UInt8]) {
+        JSONOutput.appendLiteral(
+            "{\"jsonrpc\":\"2.0\",\"method\":\"device.state\",\"params\":{\"device\":",
+            to: &buffer
+        )
+        JSONOutput.appendString(device, to: &buffer)
+        JSONOutput.appendLiteral(",\"state\":", to: &buffer)
+        JSONOutput.appendString(state.rawValue, to: &buffer)
+        JSONOutput.appendLiteral(",\"reason\":", to: &buffer)
+        JSONOutput.appendString(reason, to: &buffer)
+        JSONOutput.appendLiteral("}}\n", to: &buffer)
+    }
+}

@@ -1,0 +1,205 @@
+/// The result of `transact`: `{"frames":[…],"elapsed_ms":…}`.
+///
+/// Threading: a value. Any thread.
+public struct TransactResult: Sendable, Hashable, JSONEncodable {
+    /// The response frames: one, or up to and including the one matching `until`.
+    public var frames: [Frame]
+    public var elapsedMs: Int64
+
+    public init(frames: [Frame], elapsedMs: Int64) {
+        self.frames = frames
+        self.elapsedMs = elapsedMs
+    }
+
+    public func encodeJSON(into buffer: inout [UInt8]) {
+        JSONOutput.appendLiteral("{\"frames\":", to: &buffer)
+        appendFrames(frames, to: &buffer)
+        JSONOutput.appendLiteral(",\"elapsed_ms\":", to: &buffer)
+        JSONOutput.appendInteger(elapsedMs, to: &buffer)
+        buffer.append(UInt8(ascii: "}"))
+    }
+
+    public init(json: JSONValue) throws(MessageDecodingError) {
+        frames = try decodeFrames(json)
+        elapsedMs = try ResultField.integer(json, "elapsed_ms")
+    }
+}
+
+/// The result of `read`: `{"frames":[…]}`.
+///
+/// Threading: a value. Any thread.
+public struct ReadResult: Sendable, Hashable, JSONEncodable {
+    public var frames: [Frame]
+
+    public init(frames: [Frame]) { self.frames = frames }
+
+    public func encodeJSON(into buffer: inout [UInt8]) {
+        JSONOutput.appendLiteral("{\"frames\":", to: &buffer)
+        appendFrames(frames, to: &buffer)
+        buffer.append(UInt8(ascii: "}"))
+    }
+
+    public init(json: JSONValue) throws(MessageDecodingError) {
+        frames = try decodeFrames(json)
+    }
+}
+
+/// The result of `write`: `{"written":…}` (bytes written, framing included).
+///
+/// Threading: a value. Any thread.
+public struct WriteResult: Sendable, Hashable, JSONEncodable {
+    public var written: Int64
+
+    public init(written: Int64) { self.written = written }
+
+    public func encodeJSON(into buffer: inout [UInt8]) {
+        JSONOutput.appendLiteral("{\"written\":", to: &buffer)
+        JSONOutput.appendInteger(written, to: &buffer)
+        buffer.append(UInt8(ascii: "}"))
+    }
+
+    public init(json: JSONValue) throws(MessageDecodingError) {
+        written = try ResultField.integer(json, "written")
+    }
+}
+
+/// The result of `cancel`: `{"cancelled":…}`; `false` when the request had already finished
+/// or was never seen.
+///
+/// Threading: a value. Any thread.
+public struct CancelResult: Sendable, Hashable, JSONEncodable {
+    public var cancelled: Bool
+
+    public init(cancelled: Bool) { self.cancelled = cancelled }
+
+    public func encodeJSON(into buffer: inout [UInt8]) {
+        JSONOutput.appendLiteral(cancelled ? "{\"cancelled\":true}" : "{\"cancelled\":false}", to: &buffer)
+    }
+
+    public init(json: JSONValue) throws(MessageDecodingError) {
+        guard case .bool(let flag)? = json["cancelled"] else {
+            throw MessageDecodingError("the result needs a boolean \"cancelled\"")
+        }
+        cancelled = flag
+    }
+}
+
+/// One row of `devices.list`: `{name, state, transport, path, queue_depth}`.
+///
+/// Threading: a value. Any thread.
+public struct DeviceSummary: Sendable, Hashable, JSONEncodable {
+    public var name: String
+    public var state: DeviceState
+    /// `serial`, `rfcomm` or `simulated`.
+    public var transport: String
+    /// The device node in use or configured; `null` when none is known (e.g. an unmatched udev identity).
+    public var path: String?
+    public var queueDepth: Int64
+
+    public init(name: String, state: DeviceState, transport: String, path: String?, queueDepth: Int64) {
+        self.name = name
+        self.state = state
+        self.transport = transport
+        self.path = path
+        self.queueDepth = queueDepth
+    }
+
+    public func encodeJSON(into buffer: inout [UInt8]) {
+        JSONOutput.appendLiteral("{\"name\":", to: &buffer)
+        JSONOutput.appendString(name, to: &buffer)
+        JSONOutput.appendLiteral(",\"state\":", to: &buffer)
+        JSONOutput.appendString(state.rawValue, to: &buffer)
+        JSONOutput.appendLiteral(",\"transport\":", to: &buffer)
+        JSONOutput.appendString(transport, to: &buffer)
+        JSONOutput.appendLiteral(",\"path\":", to: &buffer)
+        if let path {
+            JSONOutput.appendString(path, to: &buffer)
+        } else {
+            JSONOutput.appendLiteral("null", to: &buffer)
+        }
+        JSONOutput.appendLiteral(",\"queue_depth\":", to: &buffer)
+        JSONOutput.appendInteger(queueDepth, to: &buffer)
+        buffer.append(UInt8(ascii: "}"))
+    }
+
+    public init(json: JSONValue) throws(MessageDecodingError) {
+        name = try ResultField.string(json, "name")
+        let stateName = try ResultField.string(json, "state")
+        guard let state = DeviceState(rawValue: stateName) else {
+            throw MessageDecodingError("unknown device state \(ValueDescription.quoted(stateName))")
+        }
+        self.state = state
+        transport = try ResultField.string(json, "transport")
+        switch json["path"] {
+        case nil, .null: path = nil
+        case .string(let value): path = value
+        case .some(let other): throw MessageDecodingError("\"path\" must be a string (got \(other.kindDescription))")
+        }
+        queueDepth = try ResultField.integer(json, "queue_depth")
+    }
+}
+
+/// The result of `devices.list`: `{"devices":[…]}`.
+///
+/// Threading: a value. Any thread.
+public struct DevicesListResult: Sendable, Hashable, JSONEncodable {
+    public var devices: [DeviceSummary]
+
+    public init(devices: [DeviceSummary]) { self.devices = devices }
+
+    public func encodeJSON(into buffer: inout [UInt8]) {
+        JSONOutput.appendLiteral("{\"devices\":[", to: &buffer)
+        for (index, device) in devices.enumerated() {
+            if index > 0 { buffer.append(UInt8(ascii: ",")) }
+            device.encodeJSON(into: &buffer)
+        }
+        JSONOutput.appendLiteral("]}", to: &buffer)
+    }
+
+    public init(json: JSONValue) throws(MessageDecodingError) {
+        guard case .array(let rows)? = json["devices"] else {
+            throw MessageDecodingError("the result needs a \"devices\" array")
+        }
+        var devices: [DeviceSummary] = []
+        for row in rows { devices.append(try DeviceSummary(json: row)) }
+        self.devices = devices
+    }
+}
+
+private func appendFrames(_ frames: [Frame], to buffer: inout [UInt8]) {
+    buffer.append(UInt8(ascii: "["))
+    for (index, frame) in frames.enumerated() {
+        if index > 0 { buffer.append(UInt8(ascii: ",")) }
+        frame.encodeJSON(into: &buffer)
+    }
+    buffer.append(UInt8(ascii: "]"))
+}
+
+private func decodeFrames(_ json: JSONValue) throws(MessageDecodingError) -> [Frame] {
+    guard case .array(let elements)? = json["frames"] else {
+        throw MessageDecodingError("the result needs a \"frames\" array")
+    }
+    var frames: [Frame] = []
+    frames.reserveCapacity(elements.count)
+    for element in elements { frames.append(try Frame(json: element)) }
+    return frames
+}
+
+/// Reads typed members of a result object (client side).
+///
+/// Threading: stateless. Any thread.
+enum ResultField {
+    static func integer(_ json: JSONValue, _ key: String) throws(MessageDecodingError) -> Int64 {
+        guard case .number(.integer(let value))? = json[key] else {
+            throw MessageDecodingError("the result needs an integer \(ValueDescription.quoted(key))")
+        }
+        return value
+    }
+
+    static func string(_ json: JSONValue, _ key: String) throws(MessageDecodingError) -> String {
+        guard case .string(let value)? = json[key] else {
+            throw MessageDecodingError("the result needs a string \(ValueDescription.quoted(key))")
+        }
+        return value
+    }
+}

@@ -1,0 +1,25 @@
+import ArgumentParser
+
+/// `--personality` values. Any thread (a value).
+enum PersonalityArgument: String, CaseIterable, ExpressibleByArgument {
+    case echo
+    case atModem = "at-modem"
+    case nmea
+    case framed
+    case script
+}
+
+/// `--framing` values. Any thread (a value).
+enum FramingArgument: String, CaseIterable, ExpressibleByArgument {
+    case slip
+    case cobs
+}
+
+/// `--terminator` values. Any thread (a value).
+enum TerminatorArgument: String, CaseIterable, ExpressibleByArgument {
+    case lf
+    case crlf
+    case cr
+    case any
+    case none
+}

@@ -1,0 +1,117 @@
+import AccessoryTestSupport
+import Glibc
+import IOLoop
+import Synchronization
+import Testing
+
+/// Records what each perform block saw; only ever touched on the loop thread.
+private final class StormLog: @unchecked Sendable {  // @unchecked: mutated only on the loop thread.
+    var lastSeq: [Int]
+    var outOfOrder = 0
+    var offLoop = 0
+    var ran = 0
+    init(producers: Int) { lastSeq = Array(repeating: -1, count: producers) }
+}
+
+@Suite("perform")
+struct PerformTests {
+    @Test("4 threads × 100,000 blocks: none lost, order kept per producer, all on the loop, wakeups coalesced")
+    func performStorm() throws {
+        let loop = try IOLoop.spawn(name: "storm")
+        defer { loop.shutdown() }
+        let producers = 4
+        let perProducer = 100_000
+        let log = StormLog(producers: producers)
+        let finished = Atomic<Int>(0)
+        let threads = (0..<producers).map { p in
+            TestThread {
+                for i in 0..<perProducer {
+                    loop.perform {
+                        if !loop.inLoop { log.offLoop += 1 }
+                        if log.lastSeq[p] != i - 1 { log.outOfOrder += 1 }
+                        log.lastSeq[p] = i
+                        log.ran += 1
+                        if i == perProducer - 1 { finished.add(1, ordering: .releasing) }
+                    }
+                }
+            }
+        }
+        threads.forEach { $0.join() }
+        #expect(Wait.until(seconds: 60) { finished.load(ordering: .acquiring) == producers })
+        let (ran, outOfOrder, offLoop) = Wait.onLoop(loop) { (log.ran, log.outOfOrder, log.offLoop) }!
+        #expect(ran == producers * perProducer)
+        #expect(outOfOrder == 0)
+        #expect(offLoop == 0)
+        // Coalescing: a write happens only on an empty → non-empty transition. With 400,000 blocks
+        // the loop cannot drain after every single one, so writes must be far fewer than blocks.
+        let writes = loop.wakeupWriteCount
+        #expect(writes < producers * perProducer / 4, "eventfd writes: \(writes)")
+    }
+
+    @Test("a block performed on the loop thread runs after the current block returns, never reentrantly")
+    func performFromLoopIsNotReentrant() throws {
+        let loop = try IOLoop.forCurrentThread()
+        defer { loop.shutdown() }
+        var order: [String] = []
+        let orderBox = UnsafeSendable(value: { (s: String) in order.append(s) })
+        loop.perform {
+            orderBox.value("outer-start")
+            loop.perform { orderBox.value("inner") }
+            orderBox.value("outer-end")
+        }
+        loop.run(while: { order.count < 3 })
+        #expect(order == ["outer-start", "outer-end", "inner"])
+        #expect(loop.wakeupWriteCount == 0, "no eventfd write is needed from the loop thread")
+    }
+
+    @Test("a flood of self-performing blocks does not starve a timer (bounded batch per tick)")
+    func boundedBatchKeepsTimersAlive() throws {
+        let loop = try IOLoop.forCurrentThread()
+        defer { loop.shutdown() }
+        let flooding = UnsafeSendable(value: true)
+        nonisolated(unsafe) var blocks = 0
+        @Sendable func flood() {
+            blocks += 1
+            if flooding.value { loop.perform(flood) }
+        }
+        // Enough blocks queued that a "drain everything" loop would never get to the timer.
+        for _ in 0..<10 { loop.perform(flood) }
+        var timerFired = false
+        loop.scheduleTimer(after: .milliseconds(20)) {
+            timerFired = true
+            flooding.value = false
+            loop.stop()
+        }
+        let result = loop.run(until: loop.now + .seconds(20))
+        #expect(result == .stopped)
+        #expect(timerFired)
+        #expect(blocks > 10)
+    }
+}
+
+/// A Foundation-free thread for tests. Any thread.
+final class TestThread: @unchecked Sendable {  // @unchecked: `tid` is written before start returns and read by join only.
+    private var tid = pthread_t()
+    private final class Box {
+        let body: () -> Void
+        init(_ body: @escaping () -> Void) { self.body = body }
+    }
+
+    init(_ body: @escaping @Sendable () -> Void) {
+        let box = Unmanaged.passRetained(Box(body))
+        let rc = pthread_create(&tid, nil, { raw in
+            Unmanaged<Box>.fromOpaque(raw!).takeRetainedValue().body()
+            return nil
+        }, box.toOpaque())
+        precondition(rc == 0)
+    }
+
+    func join() { pthread_join(tid, nil) }
+}
+
+/// Carries a non-Sendable value into a `@Sendable` closure in single-threaded tests, where the
+/// test itself guarantees the value is only used on one thread.
+final class UnsafeSendable<T>: @unchecked Sendable {  // @unchecked: used on one thread only (the test's loop).
+    var value: T
+    init(value: T) { self.value = value }
+}
