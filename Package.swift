@@ -67,12 +67,47 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
+        // The Unix-socket JSON-RPC server: listener, connections, limits, peer credentials.
+        .target(
+            name: "ControlServer",
+            dependencies: ["IOLoop", "SystemCalls", "ControlProtocol"],
+            swiftSettings: strict
+        ),
+        // Accessories: registry, state machine, request operations, access policy.
+        .target(
+            name: "AccessoryCore",
+            dependencies: ["IOLoop", "SystemCalls", "Operations", "Transports", "AccessoryConfig", "ControlProtocol"],
+            swiftSettings: strict
+        ),
+        // The Swift client library (async/await) used by accessoryctl and the tests.
+        .target(
+            name: "AccessoryClient",
+            dependencies: ["ControlProtocol", "SystemCalls", "IOLoop"],
+            swiftSettings: strict
+        ),
+        .executableTarget(
+            name: "accessoryd",
+            dependencies: [
+                "AccessoryCore", "ControlServer", "AccessoryConfig", "ControlProtocol", "IOLoop", "SystemCalls",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            swiftSettings: strict
+        ),
+        // The command-line client. SystemCalls and IOLoop: its output, environment and signals.
+        .executableTarget(
+            name: "accessoryctl",
+            dependencies: [
+                "AccessoryClient", "ControlProtocol", "SystemCalls", "IOLoop",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            swiftSettings: strict
+        ),
         // Benchmarks: programs that print tables (see README, "Numbers").
         .executableTarget(name: "loop-bench", dependencies: ["IOLoop"], path: "bench/loop-bench", swiftSettings: strict),
         .executableTarget(name: "ops-bench", dependencies: ["IOLoop", "Operations"], path: "bench/ops-bench", swiftSettings: strict),
         .executableTarget(
             name: "serial-bench",
-            dependencies: ["IOLoop", "Transports", "SystemCalls", "AccessorySimulator"],
+            dependencies: ["IOLoop", "Transports", "SystemCalls"],
             path: "bench/serial-bench",
             swiftSettings: strict
         ),
@@ -104,6 +139,24 @@ let package = Package(
         .testTarget(
             name: "ConfigAndProtocolTests",
             dependencies: ["AccessoryConfig", "ControlProtocol"],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "ControlServerTests",
+            dependencies: ["ControlServer", "ControlProtocol", "IOLoop", "SystemCalls", "AccessoryTestSupport"],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "ClientTests",
+            dependencies: ["AccessoryClient", "ControlProtocol", "IOLoop", "SystemCalls", "AccessoryTestSupport"],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "AccessoryCoreTests",
+            dependencies: [
+                "AccessoryCore", "Operations", "Transports", "AccessoryConfig", "ControlProtocol", "IOLoop",
+                "SystemCalls", "AccessorySimulator", "AccessoryTestSupport",
+            ],
             swiftSettings: strict
         ),
         .testTarget(

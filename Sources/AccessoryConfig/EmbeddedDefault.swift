@@ -25,7 +25,7 @@ public enum EmbeddedDefault {
             simulate: {personality: echo}
             framing: {type: line, delimiter: "\n"}
           - name: modem
-            simulate: {personality: at-modem, unsolicited_ms: 3000}   # RING / +CMTI every 3 s
+            simulate: {personality: at-modem, unsolicited_ms: 3000, delay_ms: 20}   # RING / +CMTI every 3 s; answers after 20 ms
             framing: {type: line, delimiter: "\r\n", terminator: "\r\n"}
             response:
               # Final result codes end a transaction; everything before them is its reply.

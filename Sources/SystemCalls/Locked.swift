@@ -8,7 +8,7 @@ import Glibc
 /// TSan, so with this lock a TSan report is a real report. The cost is the same uncontended.
 ///
 /// Any thread. The closure passed to ``withLock(_:)`` must not call `withLock` on the same lock.
-public final class Locked<Value: ~Copyable>: @unchecked Sendable {  // @unchecked: `value` is only touched under `mutex`.
+public final class Locked<Value: ~Copyable>: @unchecked Sendable {  // @unchecked: `value` is under `mutex`.
     private let mutex: UnsafeMutablePointer<pthread_mutex_t>
     private var value: Value
 

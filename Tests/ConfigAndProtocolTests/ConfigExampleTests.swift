@@ -96,7 +96,12 @@ struct ConfigExampleTests {
         let modem = try #require(config.accessory(named: "modem"))
         #expect(
             modem.source
-                == .simulate(Simulation(personality: .atModem, options: [.init(key: "unsolicited_ms", value: "3000")]))
+                == .simulate(
+                    Simulation(
+                        personality: .atModem,
+                        options: [.init(key: "unsolicited_ms", value: "3000"), .init(key: "delay_ms", value: "20")]
+                    )
+                )
         )
         #expect(modem.framing.format == .line(delimiter: [13, 10], terminator: [13, 10]))
         let until = try Regex(try #require(modem.response.until))

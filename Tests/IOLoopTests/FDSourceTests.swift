@@ -139,4 +139,3 @@ struct FDSourceTests {
         wb.close()
     }
 }
-

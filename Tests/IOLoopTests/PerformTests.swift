@@ -36,7 +36,7 @@ struct PerformTests {
                 }
             }
         }
-        threads.forEach { $0.join() }
+        for t in threads { t.join() }
         #expect(Wait.until(seconds: 60) { finished.load(ordering: .acquiring) == producers })
         let (ran, outOfOrder, offLoop) = Wait.onLoop(loop) { (log.ran, log.outOfOrder, log.offLoop) }!
         #expect(ran == producers * perProducer)
@@ -87,26 +87,6 @@ struct PerformTests {
         #expect(timerFired)
         #expect(blocks > 10)
     }
-}
-
-/// A Foundation-free thread for tests. Any thread.
-final class TestThread: @unchecked Sendable {  // @unchecked: `tid` is written before start returns and read by join only.
-    private var tid = pthread_t()
-    private final class Box {
-        let body: () -> Void
-        init(_ body: @escaping () -> Void) { self.body = body }
-    }
-
-    init(_ body: @escaping @Sendable () -> Void) {
-        let box = Unmanaged.passRetained(Box(body))
-        let rc = pthread_create(&tid, nil, { raw in
-            Unmanaged<Box>.fromOpaque(raw!).takeRetainedValue().body()
-            return nil
-        }, box.toOpaque())
-        precondition(rc == 0)
-    }
-
-    func join() { pthread_join(tid, nil) }
 }
 
 /// Carries a non-Sendable value into a `@Sendable` closure in single-threaded tests, where the

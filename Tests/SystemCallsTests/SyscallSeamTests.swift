@@ -12,11 +12,12 @@ struct SyscallSeamTests {
         let w = pipe.second
         let fd = w.rawValue
         let attempts = Atomic<Int>(0)
-        let written = try FaultInjection.with({ name, f in
+        // Fail the first three attempts with EINTR, then let the real call through.
+        let rule: FaultInjection.Rule = { name, f in
             guard name == .write, f == fd else { return nil }
-            // Fail the first three attempts with EINTR, then let the real call through.
             return attempts.wrappingAdd(1, ordering: .relaxed).oldValue < 3 ? .error(.interrupted) : nil
-        }) { () throws(SyscallError) in try FileIO.write(fd, [1, 2, 3]) }
+        }
+        let written = try FaultInjection.with(rule, { () throws(SyscallError) in try FileIO.write(fd, [1, 2, 3]) })
         #expect(written == .processed(3))
         #expect(attempts.load(ordering: .relaxed) == 4)
         #expect(try FileIO.read(r.rawValue, max: 8) == [1, 2, 3])
@@ -31,9 +32,10 @@ struct SyscallSeamTests {
         // And an injected EAGAIN on a write is reported the same way.
         let w = pipe.second
         let fd = w.rawValue
-        let result = try FaultInjection.with({ name, f in name == .write && f == fd ? .error(.resourceTemporarilyUnavailable) : nil }) {
-            () throws(SyscallError) in try FileIO.write(fd, [1])
+        let rule: FaultInjection.Rule = { name, f in
+            name == .write && f == fd ? .error(.resourceTemporarilyUnavailable) : nil
         }
+        let result = try FaultInjection.with(rule, { () throws(SyscallError) in try FileIO.write(fd, [1]) })
         #expect(result == .wouldBlock)
     }
 
@@ -43,9 +45,8 @@ struct SyscallSeamTests {
         let r = pipe.first
         let fd = r.rawValue
         let error = #expect(throws: SyscallError.self) {
-            try FaultInjection.with({ name, f in name == .read && f == fd ? .error(.ioError) : nil }) {
-                () throws(SyscallError) in _ = try FileIO.read(fd, max: 8)
-            }
+            let rule: FaultInjection.Rule = { name, f in name == .read && f == fd ? .error(.ioError) : nil }
+            try FaultInjection.with(rule, { () throws(SyscallError) in _ = try FileIO.read(fd, max: 8) })
         }
         #expect(error?.call == .read)
         #expect(error?.errno == .ioError)
@@ -59,9 +60,8 @@ struct SyscallSeamTests {
         let r = pipe.first
         let w = pipe.second
         let fd = w.rawValue
-        let n = try FaultInjection.with({ name, f in name == .write && f == fd ? .limit(1) : nil }) {
-            () throws(SyscallError) in try FileIO.write(fd, [9, 8, 7])
-        }
+        let rule: FaultInjection.Rule = { name, f in name == .write && f == fd ? .limit(1) : nil }
+        let n = try FaultInjection.with(rule, { () throws(SyscallError) in try FileIO.write(fd, [9, 8, 7]) })
         #expect(n == .processed(1))
         #expect(try FileIO.read(r.rawValue, max: 8) == [9])
     }

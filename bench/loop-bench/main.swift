@@ -138,4 +138,6 @@ for n in names {
     )
 }
 print("")
-print("medians of \(repetitions) interleaved repetitions; hop = perform on the bench thread → block starts on the target thread")
+print(
+    "medians of \(repetitions) interleaved repetitions; hop = perform on the bench thread → block starts on the target thread"
+)

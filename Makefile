@@ -1,0 +1,48 @@
+# accessoryd — the two commands a newcomer needs are `make demo` and `make test`.
+SWIFT ?= swift
+RELEASE_BIN = $(shell $(SWIFT) build -c release --show-bin-path 2>/dev/null)
+
+.PHONY: deps build test test-race lint format demo bench loop-bench ops-bench serial-bench clean
+
+deps:
+	@scripts/install-deps.sh
+
+build: deps
+	$(SWIFT) build
+
+## The whole test suite (Swift Testing). Installs what is missing first.
+test: deps
+	$(SWIFT) build --build-tests
+	$(SWIFT) test
+
+## The race-prone suites under ThreadSanitizer, serially.
+test-race: deps
+	$(SWIFT) test --sanitize=thread --no-parallel --scratch-path .build-tsan \
+		--filter 'IOLoopTests|OperationsTests|TransportsTests|SimulatorTests'
+
+lint:
+	$(SWIFT) format lint --strict --recursive Sources Tests bench
+
+format:
+	$(SWIFT) format --in-place --recursive Sources Tests bench
+
+## Builds in release, starts the daemon on its embedded default (simulated accessories) and
+## runs a short accessoryctl session against it.
+demo: deps
+	$(SWIFT) build -c release --product accessory-sim
+	@echo "demo: the daemon lands with issue 5; the simulator alone:"
+	@scripts/demo.sh "$(RELEASE_BIN)"
+
+bench: loop-bench ops-bench serial-bench
+
+loop-bench:
+	$(SWIFT) run -c release loop-bench
+
+ops-bench:
+	$(SWIFT) run -c release ops-bench
+
+serial-bench:
+	$(SWIFT) run -c release serial-bench
+
+clean:
+	rm -rf .build .build-*

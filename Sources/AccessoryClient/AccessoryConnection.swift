@@ -1,0 +1,143 @@
+import ControlProtocol
+import IOLoop
+import SystemCalls
+
+/// A connection to accessoryd over its Unix socket, speaking the control protocol
+/// (newline-delimited JSON-RPC 2.0, DESIGN.md §6) with async/await.
+///
+/// Many calls may be in flight at once, from many tasks: each gets a request id from this
+/// connection, and responses are matched by id whatever order the daemon answers in.
+/// Notifications (after ``subscribe(device:events:)``) arrive on ``events``. When the daemon
+/// closes the socket, every call in flight fails at once with ``ClientError/disconnected``, and
+/// so does every later call. Cancelling the task of a call sends the daemon a `cancel` for it;
+/// the call then ends with the daemon's answer (usually a `cancelled` error, or the result if it
+/// had already finished).
+///
+/// Threading: any thread; every method is safe to call concurrently. The socket is read and
+/// written on one shared background loop thread, which resumes the waiting calls.
+public final class AccessoryConnection: Sendable {
+    /// Where accessoryd listens unless configured otherwise.
+    public static let defaultSocketPath = "/run/accessoryd/accessoryd.sock"
+
+    /// The socket path this connection was made to.
+    public let socketPath: String
+
+    /// Typed `device.data` and `device.state` notifications, in the order they arrived. Iterate
+    /// it from one task. It finishes when the connection ends. At most the `eventBufferLimit`
+    /// given to ``connect(socketPath:eventBufferLimit:)`` events wait unread; beyond that the
+    /// oldest are dropped and counted in ``droppedEventCount``.
+    public let events: AsyncStream<DeviceEvent>
+
+    let core: ConnectionCore
+
+    private init(socketPath: String, events: AsyncStream<DeviceEvent>, core: ConnectionCore) {
+        self.socketPath = socketPath
+        self.events = events
+        self.core = core
+    }
+
+    /// Connects to the daemon listening at `socketPath`.
+    ///
+    /// Throws ``ClientError/daemonNotRunning(path:socketFileExists:)`` when there is no socket
+    /// file or nothing listens on it, ``ClientError/permissionDenied(path:)`` when this user may
+    /// not connect, ``ClientError/connectionFailed(path:reason:)`` otherwise. Any thread.
+    public static func connect(
+        socketPath: String = defaultSocketPath,
+        eventBufferLimit: Int = 10_000
+    ) async throws(ClientError) -> AccessoryConnection {
+        let loop: IOLoop
+        do throws(SyscallError) {
+            loop = try ClientLoop.shared.get()
+        } catch {
+            throw .connectionFailed(path: socketPath, reason: "cannot start the client's I/O thread: \(error)")
+        }
+        let fd = try await Connector.connect(path: socketPath)
+        let (events, continuation) = AsyncStream<DeviceEvent>.makeStream(
+            bufferingPolicy: .bufferingNewest(max(1, eventBufferLimit))
+        )
+        let core = ConnectionCore(loop: loop, path: socketPath, events: continuation)
+        guard loop.perform({ core.start(adopting: fd) }) else {
+            OwnedFD(adopting: fd).close()
+            throw .connectionFailed(path: socketPath, reason: "the client's I/O thread has stopped")
+        }
+        return AccessoryConnection(socketPath: socketPath, events: events, core: core)
+    }
+
+    deinit {
+        core.end(with: .disconnected)
+    }
+
+    /// Closes the connection: calls in flight fail with ``ClientError/disconnected``, ``events``
+    /// finishes, and the daemon releases this client's lock and subscriptions. Idempotent. Any
+    /// thread.
+    public func close() {
+        core.end(with: .disconnected)
+    }
+
+    /// Whether the connection is still open (neither closed nor dropped by the daemon). Any thread.
+    public var isConnected: Bool { core.isOpen }
+
+    /// How many notifications were dropped because ``events`` was not read fast enough. Any thread.
+    public var droppedEventCount: Int { core.shared.withLock { $0.droppedEvents } }
+
+    /// How many responses matched no call (answers to ``send(rawLine:)`` lines). Any thread.
+    public var unmatchedResponseCount: Int { core.shared.withLock { $0.unmatchedResponses } }
+
+    /// A fresh request id of this connection, for a call whose id the caller needs to know in
+    /// advance (to ``cancel(requestID:)`` it from elsewhere). Any thread.
+    public func makeRequestID() -> RequestID { core.allocateID() }
+
+    /// Calls `method` and returns its result. `id` defaults to a fresh one. Any thread.
+    public func call(_ method: Method, id: RequestID? = nil) async throws(ClientError) -> JSONValue {
+        try await exchange(id: id) { Request(id: $0, method: method).line }.outcome.valueOrClientError()
+    }
+
+    /// Calls a method by name with raw params (for methods this library has no type for). Any
+    /// thread.
+    public func call(method: String, params: JSONObject? = nil, id: RequestID? = nil) async throws(ClientError)
+        -> JSONValue
+    {
+        try await exchange(id: id) { RawRequest.line(id: $0, method: method, params: params) }.outcome
+            .valueOrClientError()
+    }
+
+    /// Writes `rawLine` as is (a `\n` is added if it has none) and waits for nothing: for tests
+    /// of the daemon's handling of malformed input. Any thread.
+    public func send(rawLine: [UInt8]) async throws(ClientError) {
+        try core.sendRaw(RawRequest.terminated(rawLine))
+    }
+
+    /// Writes `rawLine` as is and waits for the response with `id`, or, with `nil`, for the next
+    /// response whose id is `null` (the daemon's answer to a line whose id it cannot read).
+    /// Returns the response whether it holds a result or an error. Any thread.
+    public func send(rawLine: [UInt8], awaitingResponseTo id: RequestID?) async throws(ClientError) -> Response {
+        let line = RawRequest.terminated(rawLine)
+        guard id == nil else { return try await exchange(id: id) { _ in line } }
+        let result = await withCheckedContinuation { core.sendRawAwaitingNullID(line, continuation: $0) }
+        return try result.get()
+    }
+
+    /// Reserves an id, sends the line built for it and waits for its response; cancelling the
+    /// task sends a `cancel` for the id.
+    func exchange(id: RequestID?, line: (RequestID) -> [UInt8]) async throws(ClientError) -> Response {
+        let core = self.core
+        let id = try core.reserve(id)
+        let bytes = line(id)
+        let result = await withTaskCancellationHandler {
+            await withCheckedContinuation { core.startWaiting(id: id, line: bytes, continuation: $0) }
+        } onCancel: {
+            core.cancel(id)
+        }
+        return try result.get()
+    }
+}
+
+extension Result where Success == JSONValue, Failure == RPCError {
+    /// The result, or the RPC error as a ``ClientError``.
+    fileprivate func valueOrClientError() throws(ClientError) -> JSONValue {
+        switch self {
+        case .success(let value): return value
+        case .failure(let error): throw .rpc(error)
+        }
+    }
+}

@@ -1,0 +1,251 @@
+import ControlProtocol
+import IOLoop
+import Operations
+
+/// A request held outside the queue: waiting for the accessory to become ready (`wait_ms`), or
+/// for another client's lock to be released. Device loop only.
+struct ParkedRequest {
+    let operation: RequestOperation
+    var timer: LoopTimer?
+
+    func fail(_ error: AccessoryError) {
+        timer?.cancel()
+        operation.replyWithoutRunning(error)
+    }
+}
+
+/// An accessory's exclusive lease. Device loop only.
+struct LockState {
+    struct Waiter {
+        let clientID: UInt64
+        let leaseMs: Int?
+        let granted: () -> Void
+        let failed: (AccessoryError) -> Void
+        var timer: LoopTimer?
+    }
+
+    var holder: UInt64?
+    var leaseTimer: LoopTimer?
+    /// Other clients' requests, admitted in order when the lock is released.
+    var parked: [ParkedRequest] = []
+    /// `lock` requests waiting their turn.
+    var waiters: [Waiter] = []
+}
+
+extension Accessory {
+    /// Admits a request: refused at once when the accessory cannot take it, parked while another
+    /// client holds the lock (or while absent, if the client asked to wait), queued otherwise.
+    /// Device loop.
+    func submit(_ op: RequestOperation, waitMs: Int?) {
+        loop.preconditionInLoop()
+        guard settings.enabled, !isShutDown else {
+            op.replyWithoutRunning(.unavailable(device: name, state: .disabled, reason: stateReason))
+            return
+        }
+        if state != .ready {
+            guard let waitMs, waitMs > 0 else {
+                op.replyWithoutRunning(.unavailable(device: name, state: state, reason: stateReason))
+                return
+            }
+            park(op, in: \.readyWaiters, waitMs: waitMs, what: "the accessory to become ready")
+            return
+        }
+        if let holder = lock.holder, holder != op.origin.clientID {
+            park(op, in: \.lock.parked, waitMs: waitMs, what: "the lock to be released")
+            return
+        }
+        enqueue(op)
+    }
+
+    private func enqueue(_ op: RequestOperation) {
+        if queue.operationCount >= limits.queueDepth {
+            op.replyWithoutRunning(.queueFull(device: name, depth: queue.operationCount))
+            return
+        }
+        queue.addOperation(op)
+    }
+
+    private func park(
+        _ op: RequestOperation,
+        in list: ReferenceWritableKeyPath<Accessory, [ParkedRequest]>,
+        waitMs: Int?,
+        what: String
+    ) {
+        var parked = ParkedRequest(operation: op)
+        if let waitMs {
+            parked.timer = loop.scheduleTimer(after: .milliseconds(waitMs)) { [weak self, weak op] in
+                guard let self, let op else { return }
+                if let i = self[keyPath: list].firstIndex(where: { $0.operation === op }) {
+                    self[keyPath: list].remove(at: i)
+                    op.replyWithoutRunning(.waitExpired(device: name, what: what))
+                }
+            }
+        }
+        self[keyPath: list].append(parked)
+    }
+
+    /// Now ready: requests that waited for it go through admission again, in order.
+    func admitReadyWaiters() {
+        let waiting = readyWaiters
+        readyWaiters.removeAll()
+        for w in waiting {
+            w.timer?.cancel()
+            submit(w.operation, waitMs: nil)
+        }
+    }
+
+    /// Removes a parked request (a cancel, or its client left). Returns whether it was parked.
+    func unpark(_ op: RequestOperation) -> Bool {
+        for list in [\Accessory.readyWaiters, \Accessory.lock.parked] {
+            if let i = self[keyPath: list].firstIndex(where: { $0.operation === op }) {
+                self[keyPath: list][i].timer?.cancel()
+                self[keyPath: list].remove(at: i)
+                return true
+            }
+        }
+        return false
+    }
+
+    // MARK: - Lock
+
+    /// Grants the lock to `clientID` now if it is free (or already theirs), otherwise queues the
+    /// request until release, lease expiry or the holder leaving; gives up after `timeoutMs`.
+    /// Requests already admitted keep their place; other clients' new requests wait. Device loop.
+    func acquireLock(
+        clientID: UInt64,
+        timeoutMs: Int?,
+        leaseMs: Int?,
+        granted: @escaping () -> Void,
+        failed: @escaping (AccessoryError) -> Void
+    ) {
+        if lock.holder == nil || lock.holder == clientID {
+            grant(to: clientID, leaseMs: leaseMs)
+            granted()
+            return
+        }
+        var waiter = LockState.Waiter(clientID: clientID, leaseMs: leaseMs, granted: granted, failed: failed)
+        if let timeoutMs {
+            waiter.timer = loop.scheduleTimer(after: .milliseconds(timeoutMs)) { [weak self] in
+                guard let self, let i = lock.waiters.firstIndex(where: { $0.clientID == clientID }) else { return }
+                let w = lock.waiters.remove(at: i)
+                w.failed(.waitExpired(device: name, what: "the lock"))
+            }
+        }
+        lock.waiters.append(waiter)
+    }
+
+    private func grant(to clientID: UInt64, leaseMs: Int?) {
+        lock.holder = clientID
+        lock.leaseTimer?.cancel()
+        lock.leaseTimer = nil
+        if let leaseMs {
+            lock.leaseTimer = loop.scheduleTimer(after: .milliseconds(leaseMs)) { [weak self] in
+                guard let self, lock.holder == clientID else { return }
+                log(.notice, "\(name): the lock of client \(clientID) expired")
+                releaseLock()
+            }
+        }
+    }
+
+    /// Releases the lock if `clientID` holds it. Device loop.
+    func unlock(clientID: UInt64) throws(AccessoryError) {
+        guard lock.holder == clientID else {
+            throw lock.holder == nil ? .notLocked(device: name) : .lockedByAnotherClient(device: name)
+        }
+        releaseLock()
+    }
+
+    /// Hands the lock to the next waiter, or admits everyone's parked requests.
+    func releaseLock() {
+        lock.holder = nil
+        lock.leaseTimer?.cancel()
+        lock.leaseTimer = nil
+        if !lock.waiters.isEmpty {
+            let next = lock.waiters.removeFirst()
+            next.timer?.cancel()
+            grant(to: next.clientID, leaseMs: next.leaseMs)
+            next.granted()
+        }
+        // Admit parked requests that may now run (the new holder's, or all if none).
+        let parked = lock.parked
+        lock.parked.removeAll()
+        for p in parked {
+            p.timer?.cancel()
+            submit(p.operation, waitMs: nil)
+        }
+    }
+
+    func failLockWaiters(_ error: AccessoryError) {
+        for w in lock.waiters {
+            w.timer?.cancel()
+            w.failed(error)
+        }
+        lock.waiters.removeAll()
+        for p in lock.parked { p.fail(error) }
+        lock.parked.removeAll()
+    }
+
+    /// A client left: its lock is released and its pending lock requests dropped. Device loop.
+    func clientLeft(_ clientID: UInt64) {
+        if let i = lock.waiters.firstIndex(where: { $0.clientID == clientID }) {
+            lock.waiters[i].timer?.cancel()
+            lock.waiters.remove(at: i)
+        }
+        if lock.holder == clientID { releaseLock() }
+    }
+
+    // MARK: - Resync
+
+    /// Discards inbound bytes until the line has been quiet for the settle time (bounded at four
+    /// settle times for devices that never go quiet, such as a GPS stream), then lets the queue
+    /// go on. Device loop.
+    func startResync(after previous: LoopOperation, done: @escaping () -> Void) {
+        let settle = settings.resync.settleMs
+        reader?.reset()
+        guard settle > 0, state == .ready else { return done() }
+        log(.debug, "\(name): resync after \(previous.name)")
+        let now = loop.now
+        resync = ResyncState(done: done, lastByteAt: now, startedAt: now)
+        armResyncTimer(after: .milliseconds(settle))
+    }
+
+    private func armResyncTimer(after delay: Duration) {
+        resync?.timer = loop.scheduleTimer(after: delay) { [weak self] in self?.resyncTimerFired() }
+    }
+
+    private func resyncTimerFired() {
+        guard var r = resync else { return }
+        r.timer = nil
+        resync = r
+        let settle = Duration.milliseconds(settings.resync.settleMs)
+        let now = loop.now
+        let quietFor = now - r.lastByteAt
+        if quietFor >= settle || now - r.startedAt >= settle * 4 {
+            resync = nil
+            reader?.reset()
+            r.done()
+        } else {
+            armResyncTimer(after: settle - quietFor)
+        }
+    }
+
+    func noteResyncBytes() {
+        resync?.lastByteAt = loop.now
+    }
+
+    /// Ends a resync at once (the device went away). Device loop.
+    func cancelResync() {
+        guard let r = resync else { return }
+        r.timer?.cancel()
+        resync = nil
+        r.done()
+    }
+}
+
+/// Device loop only.
+struct ResyncState {
+    let done: () -> Void
+    var lastByteAt: LoopInstant
+    let startedAt: LoopInstant
+    var timer: LoopTimer?
+}

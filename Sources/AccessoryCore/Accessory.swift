@@ -1,0 +1,170 @@
+import AccessoryConfig
+import ControlProtocol
+import IOLoop
+import Operations
+import Transports
+
+/// One configured accessory: its state machine (`absent → opening → ready → failed/absent`,
+/// `disabled`), its transport and framer, its single-file request queue, its lock, and its
+/// counters.
+///
+/// Frames from the device go to the executing request if it claims them (and they are not
+/// `unsolicited`), otherwise to subscribers as `device.data`. After a request that timed out or
+/// was cancelled mid-transaction, the queue resyncs: bytes are discarded until the line has been
+/// idle for the settle time, so a late reply is never handed to the next request.
+///
+/// Device loop only.
+public final class Accessory: @unchecked Sendable {  // @unchecked: all mutable state is device-loop-confined.
+    public let name: String
+    public let settings: AccessorySettings
+    public let access: AccessControl
+    let loop: IOLoop
+    let queue: DeviceQueue
+    let limits: Limits
+    let untilPattern: Regex<AnyRegexOutput>?
+    let unsolicitedPatterns: [Regex<AnyRegexOutput>]
+
+    /// Where the accessory is opened for path-like sources (`path`, `simulate`, `match.by_id`).
+    public let devicePath: String?
+
+    public private(set) var state: DeviceState = .absent
+    public private(set) var stateReason = "not opened yet"
+    var counters = AccessoryCounters()
+
+    var port: SerialPort?
+    var rfcommChannel: StreamChannel?
+    var rfcommConnector: RFCOMMConnector?
+    var reader: FrameReader?
+    var reopenTimer: LoopTimer?
+    var backoffMs: Int
+    /// The executing request that receives frames, if any.
+    var claimant: RequestOperation?
+    var resync: ResyncState?
+    var lock = LockState()
+    /// Requests waiting for the accessory to become ready (`wait_ms`).
+    var readyWaiters: [ParkedRequest] = []
+    var isShutDown = false
+
+    /// Told about every state change. Device loop.
+    var onStateChange: ((Accessory) -> Void)?
+    /// Told about every frame no request claimed. Device loop.
+    var onUnsolicited: ((Accessory, [UInt8]) -> Void)?
+    /// Log lines. Device loop.
+    var log: (LogLevel, String) -> Void = { _, _ in }
+
+    init(settings: AccessorySettings, devicePath: String?, loop: IOLoop, limits: Limits) {
+        self.name = settings.name
+        self.settings = settings
+        self.access = AccessControl(settings.access)
+        self.loop = loop
+        self.limits = limits
+        self.devicePath = devicePath
+        self.queue = DeviceQueue(loop: loop, name: settings.name)
+        self.backoffMs = settings.reconnect.initialMs
+        // The configuration loader already compiled these once; a failure here would be a bug.
+        self.untilPattern = settings.response.until.flatMap { try? Regex($0) }
+        self.unsolicitedPatterns = settings.unsolicited.compactMap { try? Regex($0) }
+        queue.resync = { [unowned self] previous, done in startResync(after: previous, done: done) }
+    }
+
+    var channel: StreamChannel? { port?.channel ?? rfcommChannel }
+
+    /// "serial" or "rfcomm", for `devices.list`.
+    public var transportName: String {
+        if case .rfcomm = settings.source { return "rfcomm" }
+        return "serial"
+    }
+
+    /// Requests queued or executing. Device loop.
+    public var queueDepth: Int { queue.operationCount }
+
+    func setState(_ new: DeviceState, _ reason: String) {
+        guard new != state || reason != stateReason else { return }
+        state = new
+        stateReason = reason
+        log(new == .ready ? .info : .notice, "\(name): \(new.rawValue)\(reason.isEmpty ? "" : " (\(reason))")")
+        onStateChange?(self)
+    }
+
+    // MARK: - Frames
+
+    /// Called by the frame reader for each complete inbound frame.
+    func didReceive(frame: [UInt8]) {
+        counters.framesIn += 1
+        if resync != nil { return }  // Late bytes of an abandoned transaction: discarded.
+        if !unsolicitedPatterns.isEmpty, matchesAny(unsolicitedPatterns, frame) {
+            deliverUnsolicited(frame)
+            return
+        }
+        if let c = claimant, c.offer(frame: frame) { return }
+        deliverUnsolicited(frame)
+    }
+
+    private func deliverUnsolicited(_ frame: [UInt8]) {
+        counters.unsolicitedFrames += 1
+        onUnsolicited?(self, frame)
+    }
+
+    func frameCompletes(_ frame: [UInt8]) -> Bool {
+        guard let untilPattern else { return true }
+        return matchesAny([untilPattern], frame)
+    }
+
+    private func matchesAny(_ patterns: [Regex<AnyRegexOutput>], _ frame: [UInt8]) -> Bool {
+        let text = String(decoding: frame, as: UTF8.self)
+        return patterns.contains { (try? $0.firstMatch(in: text)) != nil }
+    }
+
+    // MARK: - Status
+
+    func statusJSON() -> JSONValue {
+        var o: JSONObject = [:]
+        o.append("name", .string(name))
+        o.append("state", .string(state.rawValue))
+        o.append("reason", .string(stateReason))
+        o.append("transport", .string(transportName))
+        if let devicePath { o.append("path", .string(devicePath)) }
+        o.append("identity", identityJSON())
+        o.append("settings", settingsJSON())
+        o.append("queue_depth", .int(queueDepth))
+        o.append("locked", .bool(lock.holder != nil))
+        o.append("counters", counters.json())
+        o.append("last_error", counters.lastError.map(JSONValue.string) ?? .null)
+        return .object(o)
+    }
+
+    private func identityJSON() -> JSONValue {
+        var o: JSONObject = [:]
+        switch settings.source {
+        case .path(let p): o.append("path", .string(p))
+        case .simulate(let s): o.append("simulated", .string(s.personality.rawValue))
+        case .rfcomm(let t):
+            o.append("address", .string(t.address))
+            o.append("channel", .int(t.channel))
+        case .match(let m):
+            if let v = m.vendorID { o.append("vendor_id", .string(v)) }
+            if let p = m.productID { o.append("product_id", .string(p)) }
+            if let s = m.serial { o.append("serial", .string(s)) }
+            if let b = m.byID { o.append("by_id", .string(b)) }
+        }
+        return .object(o)
+    }
+
+    private func settingsJSON() -> JSONValue {
+        var o: JSONObject = [:]
+        let s = settings.serial
+        o.append("baud", .int(s.baud))
+        o.append("data_bits", .int(s.dataBits))
+        o.append("parity", .string(s.parity.rawValue))
+        o.append("stop_bits", .int(s.stopBits))
+        o.append("flow", .string(s.flow.rawValue))
+        o.append("framing", .string(settings.framing.format.typeName))
+        if let u = settings.response.until { o.append("until", .string(u)) }
+        o.append("timeout_ms", .int(responseTimeoutMs(requested: nil)))
+        return .object(o)
+    }
+
+    func responseTimeoutMs(requested: Int?) -> Int {
+        requested ?? settings.response.timeoutMs ?? limits.defaultTimeoutMs
+    }
+}

@@ -1,0 +1,170 @@
+import AccessoryConfig
+import ControlProtocol
+import IOLoop
+import Operations
+
+extension AccessoryRegistry {
+    /// Handles one decoded request: hops to the device loop, answers through `origin` exactly once.
+    /// Any thread.
+    public func handle(_ request: Request, from origin: any RequestOrigin) {
+        loop.execute { [self] in handleOnLoop(request, from: origin) }
+    }
+
+    /// A client disconnected: its queued requests are cancelled (the executing one is finished
+    /// cleanly and the queue resyncs), its locks released, its subscriptions dropped. Any thread.
+    public func clientLeft(_ origin: any RequestOrigin) {
+        loop.execute { [self] in
+            let id = origin.clientID
+            subscriptions[id] = nil
+            for op in (inflight.removeValue(forKey: id) ?? [:]).values {
+                op.onComplete = nil
+                if !op.accessory.unpark(op) { op.cancel() }
+            }
+            for a in accessories { a.clientLeft(id) }
+        }
+    }
+
+    private func handleOnLoop(_ request: Request, from origin: any RequestOrigin) {
+        let id = request.id
+        func fail(_ e: AccessoryError) { origin.respond(id: id, result: .failure(e.rpcError)) }
+        func ok(_ r: any JSONEncodable & Sendable) { origin.respond(id: id, result: .success(r)) }
+
+        // Every method that names an accessory: it must exist, and the caller must be allowed.
+        var target: Accessory?
+        if let name = request.method.device {
+            guard let a = byName[name] else { return fail(.unknownDevice(name)) }
+            guard a.access.allows(uid: origin.uid, gid: origin.gid, groups: origin.groups) else {
+                return fail(.permissionDenied(device: name))
+            }
+            target = a
+        }
+
+        switch request.method {
+        case .devicesList:
+            let visible = accessories.filter {
+                $0.access.allows(uid: origin.uid, gid: origin.gid, groups: origin.groups)
+            }
+            ok(
+                DevicesListResult(
+                    devices: visible.map {
+                        DeviceSummary(
+                            name: $0.name,
+                            state: $0.state,
+                            transport: $0.transportName,
+                            path: $0.devicePath,
+                            queueDepth: Int64($0.queueDepth)
+                        )
+                    }
+                )
+            )
+        case .deviceStatus:
+            ok(target!.statusJSON())
+        case .transact(let p):
+            submit(.transact(p.data), on: target!, timeoutMs: p.timeoutMs, waitMs: p.waitMs, id: id, origin: origin)
+        case .write(let p):
+            submit(.write(p.data), on: target!, timeoutMs: p.timeoutMs, waitMs: p.waitMs, id: id, origin: origin)
+        case .read(let p):
+            let maxFrames = Int(p.maxFrames ?? 1)
+            submit(
+                .read(maxFrames: maxFrames),
+                on: target!,
+                timeoutMs: p.timeoutMs,
+                waitMs: nil,
+                id: id,
+                origin: origin
+            )
+        case .subscribe(let p):
+            var s = subscriptions[origin.clientID] ?? Subscription(origin: origin, devices: [], events: [])
+            if let d = p.device { s.devices?.insert(d) } else { s.devices = nil }
+            s.events.formUnion(p.events ?? Set(EventKind.allCases))
+            subscriptions[origin.clientID] = s
+            ok(subscriptionJSON(s))
+        case .unsubscribe(let p):
+            guard var s = subscriptions[origin.clientID] else { return ok(JSONValue.object(["subscribed": false])) }
+            if let events = p.events { s.events.subtract(events) }
+            if let d = p.device, p.events == nil {
+                if s.devices == nil {
+                    s.devices = Set(accessories.map(\.name))
+                }
+                s.devices?.remove(d)
+            } else if p.device == nil && p.events == nil {
+                s.events = []
+            }
+            if s.events.isEmpty || s.devices?.isEmpty == true {
+                subscriptions[origin.clientID] = nil
+                return ok(JSONValue.object(["subscribed": false]))
+            }
+            subscriptions[origin.clientID] = s
+            ok(subscriptionJSON(s))
+        case .lock(let p):
+            let a = target!
+            a.acquireLock(
+                clientID: origin.clientID,
+                timeoutMs: p.timeoutMs.map(Int.init),
+                leaseMs: p.leaseMs.map(Int.init),
+                granted: {
+                    var o: JSONObject = ["locked": true, "device": .string(a.name)]
+                    if let l = p.leaseMs { o.append("lease_ms", .integer(l)) }
+                    ok(JSONValue.object(o))
+                },
+                failed: { fail($0) }
+            )
+        case .unlock:
+            do {
+                try target!.unlock(clientID: origin.clientID)
+                ok(JSONValue.object(["unlocked": true, "device": .string(target!.name)]))
+            } catch {
+                fail(error)
+            }
+        case .cancel(let p):
+            guard let op = inflight[origin.clientID]?[p.id] else { return ok(CancelResult(cancelled: false)) }
+            if op.accessory.unpark(op) {
+                op.replyWithoutRunning(.cancelled)
+            } else {
+                op.cancel(error: OperationError.cancelled)
+            }
+            ok(CancelResult(cancelled: true))
+        case .daemonStatus:
+            var o = daemonStatus()
+            o.append("accessories", .int(accessories.count))
+            o.append("accessories_ready", .int(accessories.filter { $0.state == .ready }.count))
+            o.append("requests_in_flight", .int(inflightCount))
+            ok(JSONValue.object(o))
+        }
+    }
+
+    private func subscriptionJSON(_ s: Subscription) -> JSONValue {
+        var o: JSONObject = ["subscribed": true]
+        o.append("devices", s.devices.map { .array($0.sorted().map(JSONValue.string)) } ?? .string("all"))
+        o.append("events", .array(s.events.map(\.rawValue).sorted().map(JSONValue.string)))
+        return .object(o)
+    }
+
+    private func submit(
+        _ kind: RequestOperation.Kind,
+        on a: Accessory,
+        timeoutMs: Int64?,
+        waitMs: Int64?,
+        id: RequestID,
+        origin: any RequestOrigin
+    ) {
+        let client = origin.clientID
+        if inflight[client]?[id] != nil {
+            origin.respond(
+                id: id,
+                result: .failure(
+                    RPCError(.invalidRequest, "request id \(id) is already in use by a request in progress")
+                )
+            )
+            return
+        }
+        let timeout = Duration.milliseconds(a.responseTimeoutMs(requested: timeoutMs.map(Int.init)))
+        let op = RequestOperation(accessory: a, kind: kind, timeout: timeout, requestID: id, origin: origin)
+        inflight[client, default: [:]][id] = op
+        op.onComplete = { [unowned self] op in
+            inflight[client]?[op.requestID] = nil
+            if inflight[client]?.isEmpty == true { inflight[client] = nil }
+        }
+        a.submit(op, waitMs: waitMs.map(Int.init))
+    }
+}

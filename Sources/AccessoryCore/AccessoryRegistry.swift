@@ -1,0 +1,115 @@
+import AccessoryConfig
+import ControlProtocol
+import IOLoop
+import Operations
+
+/// The daemon's accessories, their subscribers and the requests in flight, on the device loop.
+///
+/// The control server calls ``handle(_:from:)`` and ``clientLeft(_:)`` from its own loop; both hop
+/// to the device loop with one perform. Everything else is device loop only.
+public final class AccessoryRegistry: @unchecked Sendable {  // @unchecked: mutable state is device-loop-confined.
+    struct Subscription {
+        let origin: any RequestOrigin
+        /// nil = every accessory the client may use.
+        var devices: Set<String>?
+        var events: Set<EventKind>
+    }
+
+    public let loop: IOLoop
+    let limits: Limits
+    /// In configuration order.
+    public private(set) var accessories: [Accessory] = []
+    var byName: [String: Accessory] = [:]
+    var subscriptions: [UInt64: Subscription] = [:]
+    /// Requests that have not answered yet, per client, by request id.
+    var inflight: [UInt64: [RequestID: RequestOperation]] = [:]
+    /// Adds daemon-wide figures (clients, uptime …) to `daemon.status`. Any thread.
+    public var daemonStatus: @Sendable () -> JSONObject = { [:] }
+    /// Told after every accessory state change (for systemd's STATUS=). Device loop.
+    public var onStateChange: ((Accessory) -> Void)?
+    let log: (LogLevel, String) -> Void
+
+    /// Makes the registry; call ``start()`` on the device loop to open the accessories.
+    /// `devicePaths` gives the path to open for accessories whose source is not a plain path (the
+    /// simulator's link, a by-id link). Any thread.
+    public init(
+        loop: IOLoop,
+        configuration: Configuration,
+        devicePaths: [String: String],
+        log: @escaping (LogLevel, String) -> Void
+    ) {
+        self.loop = loop
+        self.limits = configuration.limits
+        self.log = log
+        for settings in configuration.accessories {
+            let path: String?
+            switch settings.source {
+            case .path(let p): path = p
+            case .match(let m): path = devicePaths[settings.name] ?? m.byID.map { "/dev/serial/by-id/\($0)" }
+            case .simulate, .rfcomm: path = devicePaths[settings.name]
+            }
+            let a = Accessory(settings: settings, devicePath: path, loop: loop, limits: configuration.limits)
+            accessories.append(a)
+            byName[a.name] = a
+        }
+    }
+
+    /// Opens every accessory. Device loop.
+    public func start() {
+        loop.preconditionInLoop()
+        for a in accessories {
+            a.log = log
+            a.onStateChange = { [unowned self] a in stateChanged(a) }
+            a.onUnsolicited = { [unowned self] a, frame in publish(frame: frame, from: a) }
+            a.open()
+        }
+    }
+
+    /// Closes every accessory; what is still queued fails with `device unavailable`. Device loop.
+    public func shutdown() {
+        loop.preconditionInLoop()
+        for a in accessories {
+            a.shutDown(error: .unavailable(device: a.name, state: .disabled, reason: "the daemon is stopping"))
+        }
+    }
+
+    /// Requests still waiting for an answer (for a graceful stop). Device loop.
+    public var inflightCount: Int { inflight.values.reduce(0) { $0 + $1.count } }
+
+    /// The accessory called `name`. Device loop.
+    public func accessory(named name: String) -> Accessory? { byName[name] }
+
+    /// One line for systemd's STATUS=: how many accessories are ready. Device loop.
+    public var summary: String {
+        let ready = accessories.filter { $0.state == .ready }.count
+        return "\(ready)/\(accessories.count) accessories ready"
+    }
+
+    // MARK: - Notifications
+
+    private func stateChanged(_ a: Accessory) {
+        var line: [UInt8] = []
+        ResponseEncoder.deviceState(device: a.name, state: a.state, reason: a.stateReason, into: &line)
+        for s in subscriptions.values where s.events.contains(.state) && wants(s, a) {
+            s.origin.notify(line: line)
+        }
+        onStateChange?(a)
+    }
+
+    private func publish(frame: [UInt8], from a: Accessory) {
+        var line: [UInt8]?
+        for s in subscriptions.values where s.events.contains(.data) && wants(s, a) {
+            if line == nil {
+                var l: [UInt8] = []
+                ResponseEncoder.deviceData(device: a.name, frame: frame, into: &l)
+                line = l
+            }
+            s.origin.notify(line: line!)
+        }
+    }
+
+    private func wants(_ s: Subscription, _ a: Accessory) -> Bool {
+        if let d = s.devices, !d.contains(a.name) { return false }
+        return a.access.allows(uid: s.origin.uid, gid: s.origin.gid, groups: s.origin.groups)
+    }
+}

@@ -1,0 +1,188 @@
+import ControlProtocol
+import IOLoop
+import Operations
+import Transports
+
+/// A client's `transact`, `write` or `read` on one accessory, run single-file by the accessory's
+/// queue.
+///
+/// - transact: sends the framed payload, then collects frames until one completes the response
+///   (the accessory's `until` pattern, or the first frame when there is none).
+/// - write: sends the framed payload; done when the bytes have left the daemon's buffer.
+/// - read: collects up to `maxFrames` frames; at the timeout, returns what it has (if anything).
+///
+/// The response timer starts when the request executes (time spent waiting in the queue does not
+/// count against it). A request that times out or is cancelled after sending makes the queue
+/// resync before the next one. The one response to the client is sent from ``willFinish(error:)``.
+///
+/// Device loop only, except what `LoopOperation` allows from any thread (`cancel`).
+final class RequestOperation: LoopOperation, @unchecked Sendable {  // @unchecked: state is device-loop-confined.
+    enum Kind {
+        case transact([UInt8])
+        case write([UInt8])
+        case read(maxFrames: Int)
+
+        var methodName: String {
+            switch self {
+            case .transact: "transact"
+            case .write: "write"
+            case .read: "read"
+            }
+        }
+    }
+
+    unowned let accessory: Accessory
+    let kind: Kind
+    let responseTimeout: Duration
+    let requestID: RequestID
+    let origin: any RequestOrigin
+    /// Called once when the operation has finished and replied (the registry forgets it).
+    var onComplete: ((RequestOperation) -> Void)?
+
+    private var frames: [[UInt8]] = []
+    private var timer: LoopTimer?
+    private var startedAt: LoopInstant?
+    private var expired = false
+    private var written = 0
+    private var replied = false
+
+    init(accessory: Accessory, kind: Kind, timeout: Duration, requestID: RequestID, origin: any RequestOrigin) {
+        self.accessory = accessory
+        self.kind = kind
+        self.responseTimeout = timeout
+        self.requestID = requestID
+        self.origin = origin
+        super.init(loop: accessory.loop, name: "\(accessory.name).\(kind.methodName)#\(requestID)")
+    }
+
+    override func execute() {
+        guard accessory.state == .ready, let channel = accessory.channel, let reader = accessory.reader else {
+            finish(
+                error: AccessoryError.unavailable(
+                    device: accessory.name,
+                    state: accessory.state,
+                    reason: accessory.stateReason
+                )
+            )
+            return
+        }
+        startedAt = loop.now
+        switch kind {
+        case .transact(let payload), .write(let payload):
+            do {
+                let encoded = try reader.encode(payload)
+                try channel.write(encoded)
+                accessory.counters.bytesOut += UInt64(encoded.count)
+                accessory.counters.framesOut += 1
+                written = payload.count
+            } catch let error as FramingError {
+                finish(error: AccessoryError.io(device: accessory.name, reason: error.description))
+                return
+            } catch {
+                finish(error: AccessoryError.io(device: accessory.name, reason: "\(error)"))
+                return
+            }
+            if case .write = kind, channel.queuedOutboundBytes == 0 {
+                finish()
+                return
+            }
+        case .read:
+            break
+        }
+        accessory.claimant = self
+        timer = loop.scheduleTimer(after: responseTimeout) { [weak self] in self?.expire() }
+    }
+
+    /// Offers an inbound frame; returns true if this request took it. Device loop.
+    func offer(frame: [UInt8]) -> Bool {
+        guard state == .executing else { return false }
+        switch kind {
+        case .write:
+            return false
+        case .transact:
+            frames.append(frame)
+            if accessory.frameCompletes(frame) { finish() }
+            return true
+        case .read(let maxFrames):
+            frames.append(frame)
+            if frames.count >= maxFrames { finish() }
+            return true
+        }
+    }
+
+    /// The transport's outbound buffer emptied. Device loop.
+    func outboundDrained() {
+        if case .write = kind, state == .executing { finish() }
+    }
+
+    private func expire() {
+        timer = nil
+        guard state == .executing else { return }
+        if case .read = kind, !frames.isEmpty {
+            finish()
+            return
+        }
+        expired = true
+        finish(error: AccessoryError.timedOut(device: accessory.name, after: responseTimeout))
+    }
+
+    override var needsResync: Bool {
+        // A transaction that timed out may still be answered: discard what comes late. A read that
+        // timed out sent nothing, so there is nothing to resync.
+        if expired, case .read = kind { return false }
+        return expired || super.needsResync
+    }
+
+    override func willCancel() {
+        timer?.cancel()
+        timer = nil
+    }
+
+    override func willFinish(error: (any Error)?) {
+        timer?.cancel()
+        timer = nil
+        if accessory.claimant === self { accessory.claimant = nil }
+        reply(error: error)
+    }
+
+    /// Answers a request that never entered the queue (refused at admission or while parked).
+    func replyWithoutRunning(_ error: AccessoryError) {
+        reply(error: error)
+    }
+
+    private func reply(error: (any Error)?) {
+        guard !replied else { return }
+        replied = true
+        let elapsed = startedAt.map { loop.now - $0 }
+        var c = accessory.counters
+        defer {
+            accessory.counters = c
+            onComplete?(self)
+            onComplete = nil
+        }
+        if let error {
+            let rpc = AccessoryError.rpcError(for: error)
+            switch rpc.errorCode {
+            case .timedOut?: c.requestsTimedOut += 1
+            case .cancelled?: c.requestsCancelled += 1
+            default: c.requestsFailed += 1
+            }
+            origin.respond(id: requestID, result: .failure(rpc))
+            return
+        }
+        c.requestsOK += 1
+        if let elapsed { c.recordLatency(elapsed) }
+        let ms = Int64(elapsed.map { $0.milliseconds.rounded() } ?? 0)
+        switch kind {
+        case .transact:
+            origin.respond(
+                id: requestID,
+                result: .success(TransactResult(frames: frames.map(Frame.init), elapsedMs: ms))
+            )
+        case .write:
+            origin.respond(id: requestID, result: .success(WriteResult(written: Int64(written))))
+        case .read:
+            origin.respond(id: requestID, result: .success(ReadResult(frames: frames.map(Frame.init))))
+        }
+    }
+}

@@ -1,0 +1,19 @@
+import ControlProtocol
+import Glibc
+
+/// Who sent a request and how to answer them: the daemon adapts a control-server connection to
+/// this, tests use a recorder. AccessoryCore never sees sockets.
+///
+/// Any thread: every member may be called from the device loop.
+public protocol RequestOrigin: AnyObject, Sendable {
+    /// Unique per connection for the daemon's lifetime.
+    var clientID: UInt64 { get }
+    var uid: uid_t { get }
+    var gid: gid_t { get }
+    /// Supplementary groups, best effort.
+    var groups: [gid_t] { get }
+    /// Sends the one response to request `id`. Called exactly once per request.
+    func respond(id: RequestID, result: Result<any JSONEncodable & Sendable, RPCError>)
+    /// Sends an already-encoded notification line (ends with "\n").
+    func notify(line: [UInt8])
+}

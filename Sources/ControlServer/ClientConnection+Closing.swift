@@ -1,0 +1,29 @@
+import IOLoop
+
+extension ClientConnection {
+    /// Stops reading and closes once the replies already owed are written, with `reason`
+    /// (server shutdown). Control loop only.
+    func drain(_ reason: CloseReason) {
+        guard phase == .open else { return }
+        phase = .draining(reason)
+        updateInterest()
+        closeIfIdle()
+    }
+
+    /// Closes the connection now: the socket is deregistered and closed, queued output dropped,
+    /// the server and the handler told. Idempotent. Control loop only, and never from inside a
+    /// handler call (use ``closeSoon(_:)`` there).
+    func close(_ reason: CloseReason) {
+        guard phase != .closed else { return }
+        if closeReason == nil { closeReason = reason }
+        phase = .closed
+        accepting.store(false, ordering: .releasing)
+        lingerTimer?.cancel()
+        lingerTimer = nil
+        source?.cancel()
+        source = nil
+        outbound.removeAll()
+        lineBuffer.reset()
+        server.connectionClosed(self)
+    }
+}

@@ -1,0 +1,123 @@
+import ControlProtocol
+import IOLoop
+import SystemCalls
+
+extension ClientConnection {
+    /// Reads per readiness event before yielding to other clients (level-triggered: the rest
+    /// comes on the next iteration).
+    static let readsPerEvent = 4
+
+    /// The connection's fd source fired. Control loop only.
+    func handleEvents(_ events: FDEvents) {
+        if events.contains(.error) {
+            var errno = Errno.ioError
+            if let fd = source?.fd, let pending = try? Socket.pendingError(fd) { errno = pending }
+            close(.readFailed(errno))
+            return
+        }
+        if events.contains(.hangup) {
+            // The peer closed both directions: nobody can read replies; drop what it sent.
+            close(.peerClosed)
+            return
+        }
+        if events.contains(.readable) { readInput() }
+        if events.contains(.writable), phase != .closed { flushFromEvent() }
+    }
+
+    private func readInput() {
+        guard let fd = source?.fd else { return }
+        let buffer = server.readBuffer
+        for _ in 0..<Self.readsPerEvent {
+            guard phase == .open, !readPaused, isOpen else { return }
+            let result: IOResult<Int>
+            do {
+                result = try FileIO.read(fd, into: UnsafeMutableRawBufferPointer(buffer))
+            } catch {
+                close(.readFailed(error.errno))
+                return
+            }
+            switch result {
+            case .wouldBlock:
+                return
+            case .processed(0):
+                inputEnded()
+                return
+            case .processed(let n):
+                let outcome = lineBuffer.feed(UnsafeBufferPointer(start: buffer.baseAddress, count: n)) {
+                    self.processLine($0)
+                }
+                if outcome == .lineTooLong {
+                    lineTooLong()
+                    return
+                }
+            }
+        }
+    }
+
+    /// Decodes one line and hands the request on, or answers the rejection. Returns whether to
+    /// go on with the next line.
+    private func processLine(_ line: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard phase == .open, isOpen else { return false }
+        let request: Request
+        do {
+            request = try Request.decode(line)
+        } catch {
+            server.counters.decodeErrors.increment()
+            server.logger.log(.debug, "\(self): rejected a request line: \(error.error)")
+            var reply: [UInt8] = []
+            error.encodeResponse(into: &reply)
+            send(line: reply)
+            return phase == .open && isOpen
+        }
+        server.counters.requestsDecoded.increment()
+        pendingRequests += 1
+        server.handler.handle(request, from: self)
+        return phase == .open && isOpen
+    }
+
+    /// The client shut down its sending side: answer what it asked, then close.
+    private func inputEnded() {
+        phase = .draining(.peerClosed)
+        lineBuffer.reset()
+        updateInterest()
+        closeIfIdle()
+    }
+
+    /// A request line over the limit: one final error line, then close.
+    private func lineTooLong() {
+        let limit = server.limits.maxLineBytes
+        let reason = CloseReason.lineTooLong(limit: limit)
+        server.counters.disconnectedLineTooLong.increment()
+        server.logger.log(.warning, "\(self): request line longer than \(limit) bytes; disconnecting")
+        var reply: [UInt8] = []
+        let error = RPCError(.invalidRequest, "request line longer than \(limit) bytes; closing the connection")
+        ResponseEncoder.failure(id: nil, error: error, into: &reply)
+        // The senders stop; only the final line goes out.
+        accepting.store(false, ordering: .releasing)
+        closeReason = reason
+        phase = .draining(reason)
+        queuedBytes.wrappingAdd(reply.count, ordering: .relaxed)
+        outbound.append(reply)
+        lingerTimer = loop.scheduleTimer(after: server.limits.lingerTimeout) { [weak self] in
+            self?.close(reason)
+        }
+        flushFromEvent()
+    }
+
+    /// Pauses reading while too much output is queued, and asks for writability while anything
+    /// is. Control loop only.
+    func updateInterest() {
+        guard let source else { return }
+        let high = maxOutboundBytes / 2
+        let low = maxOutboundBytes / 4
+        if !readPaused && outbound.byteCount > high {
+            readPaused = true
+        } else if readPaused && outbound.byteCount <= low {
+            readPaused = false
+        }
+        var interest: FDInterest = []
+        if phase == .open && !readPaused { interest.insert(.readable) }
+        if !outbound.isEmpty { interest.insert(.writable) }
+        source.setInterest(interest)
+    }
+}

@@ -1,0 +1,160 @@
+import ControlProtocol
+import IOLoop
+import Synchronization
+import SystemCalls
+
+/// One client on the control socket: its identity and credentials, and the way to answer it.
+///
+/// The senders (``respond(id:result:)``, ``respond(id:error:)``, ``notify(method:params:)``,
+/// ``send(line:)``, ``disconnect(_:)``) may be called from any thread: a line is encoded on the
+/// caller's thread and its bytes travel to the control loop in one `perform` (none when already
+/// on it), where they are queued and written without further copying. After the connection has
+/// closed they do nothing. Lines sent from one thread arrive in the order sent.
+///
+/// Threading: the senders, ``id``, ``credentials``, ``isOpen`` and ``outboundBytes`` are any
+/// thread; everything else is control loop only.
+public final class ClientConnection: @unchecked Sendable {  // @unchecked: mutable state is confined to the control loop; cross-thread state is atomic.
+    /// Unique among this server's connections (increasing, never reused). Any thread.
+    public let id: UInt64
+    /// Who connected (`SO_PEERCRED` at accept). Any thread.
+    public let credentials: ClientCredentials
+
+    let server: ControlServer
+    let loop: IOLoop
+    let maxOutboundBytes: Int
+
+    // MARK: any thread
+
+    /// False once the connection is closing: senders are then no-ops.
+    let accepting = Atomic<Bool>(true)
+    /// Bytes handed to senders and not yet written, counting those still in a perform block.
+    let queuedBytes = Atomic<Int>(0)
+    /// Set once the slow-reader close has been scheduled.
+    let overflowed = Atomic<Bool>(false)
+
+    // MARK: control loop only
+
+    enum Phase: Equatable {
+        /// Reading requests and writing replies.
+        case open
+        /// No more reading; closes with the reason once replies to requests already received are
+        /// written (the client half-closed, or the server is shutting down). A final error line
+        /// (after a too-long request) is this, with ``accepting`` off and a linger timer.
+        case draining(CloseReason)
+        case closed
+    }
+
+    var phase = Phase.open
+    var source: FDSource?
+    var lineBuffer: LineBuffer
+    var outbound = OutboundQueue()
+    /// Requests handed to the handler and not answered yet.
+    var pendingRequests = 0
+    /// Reading paused because too much output is queued (resumed when it drains).
+    var readPaused = false
+    var lingerTimer: LoopTimer?
+    var idleCheckScheduled = false
+
+    /// Why the connection closed (or is closing); `nil` while open. Control loop only.
+    public internal(set) var closeReason: CloseReason?
+
+    init(id: UInt64, credentials: ClientCredentials, server: ControlServer) {
+        self.id = id
+        self.credentials = credentials
+        self.server = server
+        self.loop = server.loop
+        self.maxOutboundBytes = server.limits.maxOutboundBytes
+        self.lineBuffer = LineBuffer(maxLineBytes: server.limits.maxLineBytes)
+    }
+
+    /// False once the connection is closed or closing. Any thread.
+    public var isOpen: Bool { accepting.load(ordering: .acquiring) }
+
+    /// Bytes sent to this client and not yet written to its socket. Any thread.
+    public var outboundBytes: Int { queuedBytes.load(ordering: .relaxed) }
+
+    /// Requests handed to the handler and not yet answered. Control loop only.
+    public var pendingRequestCount: Int {
+        loop.preconditionInLoop()
+        return pendingRequests
+    }
+
+    // MARK: - Senders (any thread)
+
+    /// Answers request `id` with `result`. Any thread.
+    public func respond(id: RequestID, result: some JSONEncodable) {
+        guard isOpen else { return }
+        var line: [UInt8] = []
+        line.reserveCapacity(128)
+        ResponseEncoder.success(id: id, result: result, into: &line)
+        deliver(line, isResponse: true)
+    }
+
+    /// Answers request `id` with an error. Any thread.
+    public func respond(id: RequestID, error: RPCError) {
+        guard isOpen else { return }
+        var line: [UInt8] = []
+        ResponseEncoder.failure(id: id, error: error, into: &line)
+        deliver(line, isResponse: true)
+    }
+
+    /// Answers a request with a response line the caller encoded (with `ResponseEncoder`, ending
+    /// in `\n`). Any thread.
+    public func respond(encodedLine line: [UInt8]) {
+        deliver(line, isResponse: true)
+    }
+
+    /// Sends a notification. Any thread.
+    public func notify(method: String, params: some JSONEncodable) {
+        guard isOpen else { return }
+        var line: [UInt8] = []
+        ResponseEncoder.notification(method: method, params: params, into: &line)
+        deliver(line, isResponse: false)
+    }
+
+    /// Sends a line the caller encoded (a notification, ending in `\n`). Encode once and send the
+    /// same array to many connections: it is shared, not copied. Any thread.
+    public func send(line: [UInt8]) {
+        deliver(line, isResponse: false)
+    }
+
+    /// Closes the connection (what is queued is dropped); the handler hears
+    /// ``ControlRequestHandler/connectionDidClose(_:)`` as usual. Any thread.
+    public func disconnect(_ reason: String) {
+        closeSoon(.disconnected(reason))
+    }
+
+    /// Accounts `line` against the outbound limit and gets it to the loop.
+    private func deliver(_ line: [UInt8], isResponse: Bool) {
+        guard isOpen, !line.isEmpty else { return }
+        let count = line.count
+        let before = queuedBytes.wrappingAdd(count, ordering: .relaxed).oldValue
+        if before > 0 && before + count > maxOutboundBytes {
+            queuedBytes.wrappingSubtract(count, ordering: .relaxed)
+            if !overflowed.exchange(true, ordering: .acquiringAndReleasing) {
+                server.counters.disconnectedSlowReader.increment()
+                closeSoon(.slowReader(queuedBytes: before, limit: maxOutboundBytes))
+            }
+            return
+        }
+        if loop.inLoop {
+            enqueue(line, isResponse: isResponse)
+        } else if !loop.perform({ self.enqueue(line, isResponse: isResponse) }) {
+            queuedBytes.wrappingSubtract(count, ordering: .relaxed)
+        }
+    }
+
+    /// Stops the senders now and closes on the loop, never inside a handler call. Any thread.
+    func closeSoon(_ reason: CloseReason) {
+        accepting.store(false, ordering: .releasing)
+        loop.perform { self.close(reason) }
+    }
+}
+
+extension ClientConnection: Hashable, Identifiable, CustomStringConvertible {
+    public static func == (a: ClientConnection, b: ClientConnection) -> Bool { a === b }
+    public func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(self)) }
+
+    /// "client #7 (pid 1234, uid 1000, gid 1000)". Any thread.
+    public var description: String { "client #\(id) (\(credentials))" }
+}

@@ -1,0 +1,108 @@
+import ControlProtocol
+import IOLoop
+import SystemCalls
+
+extension ControlServer {
+    /// Connections accepted per readiness event before other work gets a turn.
+    static let acceptsPerEvent = 64
+
+    /// The listening socket is readable: accept what is pending. Control loop only.
+    func acceptReady() {
+        for _ in 0..<Self.acceptsPerEvent {
+            guard state == .running, let listenFD = listenSource?.fd else { return }
+            let accepted: OwnedFD?
+            do {
+                accepted = try Socket.accept(listenFD)
+            } catch {
+                if acceptFailed(error) { continue }
+                return
+            }
+            guard let fd = accepted else { return }
+            let ended = backoff.succeeded()
+            if ended > 0 {
+                logger.log(.notice, "accepting clients on \(socketName) again after \(ended) failed attempts")
+            }
+            if connections.count >= limits.maxClients {
+                refuse(fd)
+            } else {
+                open(fd)
+            }
+        }
+    }
+
+    /// Handles an `accept` error; returns whether to try the next connection at once.
+    private func acceptFailed(_ error: SyscallError) -> Bool {
+        switch error.errno {
+        case .connectionAbort, .protocolError, .notPermitted:
+            // That one connection is gone or was refused by policy; the next may be fine.
+            logger.log(.debug, "accept on \(socketName): \(error)")
+            return true
+        default:
+            // Out of descriptors or memory (or anything unexpected): the socket stays readable, so
+            // retrying now would spin. Pause it and retry on a timer.
+            counters.acceptErrors.increment()
+            let delay = backoff.failed()
+            let level: ControlServerLogger.Level = backoff.failures == 1 ? .error : .debug
+            logger.log(level, "accept on \(socketName) failed: \(error); pausing new connections for \(delay)")
+            listenSource?.setInterest(.none)
+            retryTimer?.cancel()
+            retryTimer = loop.scheduleTimer(after: delay) { [weak self] in
+                guard let self, self.state == .running else { return }
+                self.retryTimer = nil
+                self.listenSource?.setInterest(.readable)
+            }
+            return false
+        }
+    }
+
+    /// Over ``ControlServerLimits/maxClients``: a one-line error, then close.
+    private func refuse(_ fd: consuming OwnedFD) {
+        counters.rejectedOverLimit.increment()
+        let (emit, suppressed) = rejectionLog.admit(now: loop.now.nanoseconds)
+        if emit {
+            let who = (try? Socket.peerCredentials(fd.rawValue)).map { " from pid \($0.pid), uid \($0.uid)" } ?? ""
+            let more = suppressed > 0 ? " (\(suppressed) more refused since the last report)" : ""
+            logger.log(
+                .warning,
+                "refused a connection\(who): \(limits.maxClients) clients are connected, the limit\(more)"
+            )
+        }
+        var line: [UInt8] = []
+        let error = RPCError(
+            code: Self.tooManyClientsErrorCode,
+            message: "too many clients are connected (limit \(limits.maxClients)); try again later",
+            data: .object(["reason": .string("too_many_clients"), "limit": .int(limits.maxClients)])
+        )
+        ResponseEncoder.failure(id: nil, error: error, into: &line)
+        // Best effort: a fresh socket's buffer takes one short line.
+        _ = try? line.withUnsafeBytes { bytes throws(SyscallError) in try Socket.send(fd.rawValue, from: bytes) }
+        fd.close()
+    }
+
+    /// Makes a connection for an accepted socket. Control loop only.
+    private func open(_ fd: consuming OwnedFD) {
+        let credentials: ClientCredentials
+        do {
+            credentials = try ClientCredentials.ofPeer(fd.rawValue)
+        } catch {
+            logger.log(.warning, "dropped a connection whose credentials cannot be read: \(error)")
+            fd.close()
+            return
+        }
+        let connection = ClientConnection(id: nextConnectionID, credentials: credentials, server: self)
+        nextConnectionID += 1
+        do {
+            connection.source = try loop.addSource(owning: fd, interest: .readable) { [connection] events in
+                connection.handleEvents(events)
+            }
+        } catch {
+            logger.log(.error, "cannot watch a new client connection: \(error)")
+            return
+        }
+        connections[connection.id] = connection
+        counters.clients.increment()
+        counters.acceptedTotal.increment()
+        logger.log(.debug, "\(connection) connected")
+        handler.connectionDidOpen(connection)
+    }
+}

@@ -1,0 +1,119 @@
+import ControlProtocol
+import IOLoop
+import SystemCalls
+
+/// The control socket's server: accepts clients on a ``ListeningSocket``, splits what they send
+/// into JSON-RPC request lines, hands decoded requests to a ``ControlRequestHandler`` and writes
+/// what the handler answers, within ``ControlServerLimits``. It knows nothing about accessories.
+///
+/// It runs on its own loop (the control loop), never the device loop, so that no client can
+/// delay a byte on a serial line.
+///
+/// ```swift
+/// let controlLoop = try IOLoop.spawn(name: "control")
+/// let socket = try ListeningSocket(path: "/run/accessoryd/accessoryd.sock", mode: 0o660, group: .name("dialout"))
+/// let server = ControlServer(loop: controlLoop, socket: socket, handler: daemon, logger: logger)
+/// server.start()
+/// // … on SIGTERM:
+/// await server.shutdown(flushTimeout: .milliseconds(500))
+/// controlLoop.shutdown()
+/// ```
+///
+/// Threading: ``init(loop:socket:limits:handler:logger:)``, ``start()``, ``statistics``,
+/// ``beginShutdown(flushTimeout:completion:)`` and ``shutdown(flushTimeout:)`` are any thread;
+/// everything else runs on the control loop.
+public final class ControlServer: @unchecked Sendable {  // @unchecked: mutable state is confined to the control loop; `pendingListener` is behind a lock; counters are atomic.
+    /// The JSON-RPC error code of the line a client gets when the server is full (JSON-RPC's
+    /// implementation-defined server error range).
+    public static let tooManyClientsErrorCode = -32000
+
+    /// The control loop.
+    public let loop: IOLoop
+    public let limits: ControlServerLimits
+    /// The socket's path, or "fd N (socket activation)".
+    public let socketName: String
+    let handler: any ControlRequestHandler
+    let logger: ControlServerLogger
+    let counters = StatisticsCounters()
+    let socketFile: SocketFile?
+    let pendingListener: Locked<OwnedFD?>
+
+    // MARK: control loop only
+
+    enum State {
+        case created, running, shuttingDown, stopped
+    }
+    var state = State.created
+    var listenSource: FDSource?
+    var connections: [UInt64: ClientConnection] = [:]
+    var nextConnectionID: UInt64 = 1
+    var backoff: AcceptBackoff
+    var retryTimer: LoopTimer?
+    var rejectionLog = LogThrottle(interval: .seconds(1))
+    var shutdownTimer: LoopTimer?
+    var shutdownCompletions: [@Sendable () -> Void] = []
+    /// The bytes of one read, shared by all connections (they read one at a time, on the loop).
+    let readBuffer: UnsafeMutableBufferPointer<UInt8>
+
+    /// A server for `socket` on `loop` (the control loop) that hands requests to `handler`. It
+    /// does nothing until ``start()``. Any thread.
+    public init(
+        loop: IOLoop,
+        socket: consuming ListeningSocket,
+        limits: ControlServerLimits = ControlServerLimits(),
+        handler: any ControlRequestHandler,
+        logger: ControlServerLogger = .discarding
+    ) {
+        self.loop = loop
+        self.limits = limits
+        self.handler = handler
+        self.logger = logger
+        self.socketName = socket.displayName
+        self.socketFile = socket.file
+        self.pendingListener = Locked(socket.descriptor)
+        self.backoff = AcceptBackoff(initial: limits.acceptRetryInitial, maximum: limits.acceptRetryMaximum)
+        self.readBuffer = .allocate(capacity: 65_536)
+    }
+
+    deinit {
+        readBuffer.deallocate()
+    }
+
+    /// Starts accepting clients (on the control loop). Any thread.
+    public func start() {
+        loop.execute { self.startOnLoop() }
+    }
+
+    /// The counters for `daemon.status`. Any thread.
+    public var statistics: ControlServerStatistics { counters.snapshot }
+
+    /// The clients connected now. Control loop only.
+    public var clients: [ClientConnection] {
+        loop.preconditionInLoop()
+        return connections.values.sorted { $0.id < $1.id }
+    }
+
+    private func startOnLoop() {
+        guard state == .created, let fd = pendingListener.withLock({ $0.take() }) else { return }
+        do {
+            listenSource = try loop.addSource(owning: fd, interest: .readable) { [self] _ in acceptReady() }
+        } catch {
+            logger.log(.error, "cannot watch the control socket \(socketName): \(error)")
+            state = .stopped
+            socketFile?.removeIfOurs()
+            return
+        }
+        state = .running
+        logger.log(.info, "control socket listening on \(socketName)")
+    }
+
+    /// A connection closed: forget it and tell the handler. Control loop only.
+    func connectionClosed(_ connection: ClientConnection) {
+        guard connections.removeValue(forKey: connection.id) != nil else { return }
+        counters.clients.wrappingSubtract(1, ordering: .relaxed)
+        let reason = connection.closeReason ?? .peerClosed
+        logger.log(reason.logLevel, "\(connection) disconnected: \(reason)")
+        handler.connectionDidClose(connection)
+        if state == .shuttingDown && connections.isEmpty { finishShutdown() }
+    }
+}

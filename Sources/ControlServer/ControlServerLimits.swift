@@ -1,0 +1,41 @@
+/// What one client may use, and how the listener backs off. The defaults match the daemon's
+/// configuration defaults (`limits:` in accessoryd.yaml).
+///
+/// Threading: a value. Any thread.
+public struct ControlServerLimits: Sendable, Equatable {
+    /// Clients connected at once. One more is accepted, sent a one-line error and closed at once
+    /// (so the kernel's listen queue never fills).
+    public var maxClients: Int
+    /// The longest request line, without its `\n` (and a `\r` before it). A longer line gets a
+    /// final error line and the client is disconnected.
+    public var maxLineBytes: Int
+    /// Unsent bytes queued for one client, counting responses still on their way to the control
+    /// loop. A client that lets more pile up (it stopped reading) is disconnected. A single line
+    /// is always accepted into an empty queue, however long it is.
+    public var maxOutboundBytes: Int
+    /// The first pause after `accept` fails for lack of descriptors or memory; doubled after each
+    /// further failure up to ``acceptRetryMaximum``, reset by a successful accept.
+    public var acceptRetryInitial: Duration
+    public var acceptRetryMaximum: Duration
+    /// How long a final error line (after a too-long request line) may take to reach a client
+    /// before the connection is closed anyway.
+    public var lingerTimeout: Duration
+
+    public init(
+        maxClients: Int = 256,
+        maxLineBytes: Int = 65_536,
+        maxOutboundBytes: Int = 1_048_576,
+        acceptRetryInitial: Duration = .milliseconds(10),
+        acceptRetryMaximum: Duration = .seconds(1),
+        lingerTimeout: Duration = .seconds(1)
+    ) {
+        precondition(maxClients >= 1 && maxLineBytes >= 1 && maxOutboundBytes >= 1, "limits must be positive")
+        precondition(acceptRetryInitial > .zero && acceptRetryMaximum >= acceptRetryInitial, "bad accept back-off")
+        self.maxClients = maxClients
+        self.maxLineBytes = maxLineBytes
+        self.maxOutboundBytes = maxOutboundBytes
+        self.acceptRetryInitial = acceptRetryInitial
+        self.acceptRetryMaximum = acceptRetryMaximum
+        self.lingerTimeout = lingerTimeout
+    }
+}

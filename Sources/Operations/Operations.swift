@@ -1,1 +1,0 @@
-// The Operations module. See ../shared/DESIGN.md §2.

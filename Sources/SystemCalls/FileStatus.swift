@@ -1,0 +1,88 @@
+import Glibc
+
+/// What `lstat`/`stat` reports about a file name: its kind, permission bits, owner and identity.
+///
+/// Any thread (a value).
+public struct FileStatus: Sendable, Equatable {
+    /// The file's type (the `S_IFMT` bits).
+    public enum Kind: String, Sendable, Equatable {
+        case regular = "a regular file"
+        case directory = "a directory"
+        case symbolicLink = "a symbolic link"
+        case socket = "a socket"
+        case characterDevice = "a character device"
+        case blockDevice = "a block device"
+        case fifo = "a FIFO"
+        case unknown = "a file of unknown type"
+    }
+
+    public var kind: Kind
+    /// The permission bits (`mode & 0o7777`).
+    public var permissions: UInt32
+    public var owner: UInt32
+    public var group: UInt32
+    /// The device and inode numbers: together they identify the file (a name replaced by another
+    /// file gives a different pair).
+    public var device: UInt64
+    public var inode: UInt64
+
+    init(_ st: stat) {
+        switch st.st_mode & S_IFMT {
+        case S_IFREG: kind = .regular
+        case S_IFDIR: kind = .directory
+        case S_IFLNK: kind = .symbolicLink
+        case S_IFSOCK: kind = .socket
+        case S_IFCHR: kind = .characterDevice
+        case S_IFBLK: kind = .blockDevice
+        case S_IFIFO: kind = .fifo
+        default: kind = .unknown
+        }
+        permissions = UInt32(st.st_mode & 0o7777)
+        owner = st.st_uid
+        group = st.st_gid
+        device = UInt64(st.st_dev)
+        inode = UInt64(st.st_ino)
+    }
+}
+
+extension FileIO {
+    /// The status of `path` itself (a symbolic link is reported as one, not followed), or `nil`
+    /// when nothing has that name (`ENOENT`). The corresponding C function is `lstat`. Any thread.
+    public static func status(ofPath path: String) throws(SyscallError) -> FileStatus? {
+        var st = stat()
+        do {
+            _ = try syscallValue(.lstat) { Glibc.lstat(path, &st) }
+        } catch where error.errno == .noSuchFileOrDirectory {
+            return nil
+        }
+        return FileStatus(st)
+    }
+
+    /// Sets the permission bits of `path`. The corresponding C function is `chmod`. Any thread.
+    public static func changeMode(_ path: String, to mode: UInt32) throws(SyscallError) {
+        _ = try syscallValue(.chmod) { Glibc.chmod(path, mode_t(mode)) }
+    }
+
+    /// Sets the owner and/or group of `path` (`nil` leaves that one unchanged). The corresponding
+    /// C function is `chown`. Any thread.
+    public static func changeOwner(_ path: String, owner: UInt32? = nil, group: UInt32? = nil) throws(SyscallError) {
+        _ = try syscallValue(.chown) {
+            Glibc.chown(path, owner ?? UInt32.max, group ?? UInt32.max)
+        }
+    }
+
+    /// Gives the file `existing` a second name, `newName`; fails with `EEXIST` if `newName`
+    /// exists (so it never replaces anything). The corresponding C function is `link`. Any thread.
+    public static func link(_ existing: String, as newName: String) throws(SyscallError) {
+        _ = try syscallValue(.link) { Glibc.link(existing, newName) }
+    }
+
+    /// Sets `FD_CLOEXEC` on `fd` (for descriptors inherited from a parent, such as systemd's
+    /// socket-activation fds). The corresponding C function is `fcntl`. Any thread.
+    public static func setCloseOnExec(_ fd: CInt) throws(SyscallError) {
+        let flags = try syscallValue(.fcntl, fd: fd) { Glibc.fcntl(fd, F_GETFD) }
+        if flags & FD_CLOEXEC == 0 {
+            _ = try syscallValue(.fcntl, fd: fd) { Glibc.fcntl(fd, F_SETFD, flags | FD_CLOEXEC) }
+        }
+    }
+}

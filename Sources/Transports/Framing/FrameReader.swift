@@ -1,0 +1,88 @@
+import IOLoop
+
+/// Drives a ``Framer`` from a loop: feeds it received bytes stamped with the loop's clock, and
+/// keeps one loop timer armed for the framer's ``Framer/idleDeadline`` (for idle-gap frames and
+/// idle resync), so that frames ending in silence are delivered on time.
+///
+/// The timer is re-armed only when the deadline moves earlier; a timer that fires early for a
+/// deadline that has since moved later just re-arms, so a steady stream costs no timer churn.
+/// Works on any ``LoopScheduler`` (the real ``IOLoop``, or a virtual-time loop in tests).
+///
+/// Loop thread only.
+public final class FrameReader: @unchecked Sendable {  // @unchecked: all mutable state is loop-confined.
+    /// The framer, with whatever partial frame it holds.
+    public private(set) var framer: any Framer
+    /// Called with each complete frame. Loop thread only.
+    public var onFrame: (([UInt8]) -> Void)?
+    /// Called when bytes were skipped (oversize, bad encoding, cut short). Loop thread only.
+    public var onDropped: ((FramingError) -> Void)?
+
+    private let scheduler: any LoopScheduler
+    private var timer: LoopTimer?
+    private var timerDeadline: LoopInstant?
+
+    public init(framer: any Framer, scheduler: any LoopScheduler) {
+        self.framer = framer
+        self.scheduler = scheduler
+    }
+
+    deinit {
+        timer?.cancel()
+    }
+
+    /// Feeds received bytes. Loop thread only.
+    public func receive(_ bytes: [UInt8]) {
+        let events = framer.ingest(bytes, at: scheduler.now)
+        deliver(events)
+        armTimer()
+    }
+
+    /// Feeds this reader from `channel` (replaces the channel's `onBytes`). Loop thread only.
+    public func attach(to channel: StreamChannel) {
+        channel.onBytes = { [weak self] bytes in self?.receive(bytes) }
+    }
+
+    /// Wraps a payload for sending with this reader's framing. Any thread that owns the reader.
+    public func encode(_ payload: [UInt8]) throws(FramingError) -> [UInt8] {
+        try framer.encode(payload)
+    }
+
+    /// Drops any partial frame and the timer (after a resync or a reopen). Loop thread only.
+    public func reset() {
+        framer.reset()
+        cancelTimer()
+    }
+
+    private func deliver(_ events: [FramerEvent]) {
+        for event in events {
+            switch event {
+            case .frame(let payload): onFrame?(payload)
+            case .dropped(let error): onDropped?(error)
+            }
+        }
+    }
+
+    private func armTimer() {
+        guard let deadline = framer.idleDeadline else { return cancelTimer() }
+        if let armed = timerDeadline, timer?.isValid == true, armed <= deadline { return }
+        cancelTimer()
+        timerDeadline = deadline
+        timer = scheduler.scheduleTimer(at: deadline, repeating: nil, modes: [.common]) { [weak self] in
+            self?.timerFired()
+        }
+    }
+
+    private func timerFired() {
+        timer = nil
+        timerDeadline = nil
+        let events = framer.flush(at: scheduler.now)
+        deliver(events)
+        armTimer()
+    }
+
+    private func cancelTimer() {
+        timer?.cancel()
+        timer = nil
+        timerDeadline = nil
+    }
+}

@@ -1,0 +1,85 @@
+import IOLoop
+
+/// Lines: inbound frames end with `delimiter` (e.g. `\r\n`), outbound payloads get `terminator`
+/// appended (e.g. `\r`, as AT modems want). The two are set separately.
+///
+/// A line longer than ``maxFrameSize`` is reported once and skipped up to its delimiter; the
+/// buffer never holds more than the limit plus the delimiter. With `dropsEmptyLines`, the empty
+/// lines of `\r\nOK\r\n`-style replies are not reported.
+///
+/// A value: use it from one thread at a time.
+public struct LineFramer: Framer {
+    public let delimiter: [UInt8]
+    public let terminator: [UInt8]
+    public let maxFrameSize: Int
+    public let dropsEmptyLines: Bool
+
+    private var buffer: [UInt8] = []
+    /// Where the next delimiter search starts (earlier bytes are known not to begin one).
+    private var scanFrom = 0
+    /// Skipping an oversize line until its delimiter.
+    private var discarding = false
+
+    public init(
+        delimiter: [UInt8] = Array("\r\n".utf8),
+        terminator: [UInt8] = Array("\r".utf8),
+        maxFrameSize: Int = 4096,
+        dropsEmptyLines: Bool = false
+    ) {
+        precondition(!delimiter.isEmpty, "a line delimiter cannot be empty")
+        precondition(maxFrameSize > 0)
+        self.delimiter = delimiter
+        self.terminator = terminator
+        self.maxFrameSize = maxFrameSize
+        self.dropsEmptyLines = dropsEmptyLines
+    }
+
+    public mutating func ingest(_ bytes: [UInt8], at now: LoopInstant) -> [FramerEvent] {
+        var events: [FramerEvent] = []
+        buffer.append(contentsOf: bytes)
+        var start = 0  // beginning of the current line in `buffer`
+        let d = delimiter.count
+        var i = Swift.max(scanFrom, start)
+        while i + d <= buffer.count {
+            if buffer[i] == delimiter[0] && (d == 1 || buffer[i..<(i + d)].elementsEqual(delimiter)) {
+                if discarding {
+                    discarding = false  // the end of a line already reported as too large
+                } else if i - start > maxFrameSize {
+                    events.append(.dropped(.frameTooLarge(limit: maxFrameSize, size: nil)))
+                } else if i - start > 0 || !dropsEmptyLines {
+                    events.append(.frame(Array(buffer[start..<i])))
+                }
+                start = i + d
+                i = start
+            } else {
+                i += 1
+            }
+        }
+        // Keep the unfinished line; its bytes before `i` are known to start no delimiter.
+        buffer.removeFirst(start)
+        scanFrom = i - start
+        // The last d-1 bytes may be the start of a delimiter; everything before them is content.
+        if !discarding && buffer.count - (d - 1) > maxFrameSize {
+            events.append(.dropped(.frameTooLarge(limit: maxFrameSize, size: nil)))
+            discarding = true
+        }
+        if discarding {
+            // Skip to the delimiter, keeping only what could be its beginning.
+            buffer.removeFirst(buffer.count - Swift.min(buffer.count, d - 1))
+            scanFrom = 0
+        }
+        return events
+    }
+
+    /// The payload followed by the terminator.
+    public func encode(_ payload: [UInt8]) throws(FramingError) -> [UInt8] {
+        guard payload.count <= maxFrameSize else { throw .payloadTooLarge(limit: maxFrameSize, size: payload.count) }
+        return payload + terminator
+    }
+
+    public mutating func reset() {
+        buffer.removeAll()
+        scanFrom = 0
+        discarding = false
+    }
+}

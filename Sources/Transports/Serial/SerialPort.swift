@@ -1,0 +1,149 @@
+import IOLoop
+import SystemCalls
+
+/// A serial device (a tty: USB adapter, on-board UART, `/dev/rfcommN`, or a pty in tests),
+/// configured through `termios2` and read and written through its ``channel``.
+///
+/// Opening: `O_RDWR|O_NOCTTY|O_NONBLOCK|O_CLOEXEC`; when exclusive (the default) an `flock` and
+/// then `TIOCEXCL`, so that neither a cooperating tool nor an unprivileged process can open the
+/// device behind the daemon's back; then the settings are applied and read back.
+///
+/// Modem lines, break, flush and drain are in `SerialPort+Control.swift`.
+///
+/// Loop thread only.
+public final class SerialPort: @unchecked Sendable {  // @unchecked: all mutable state is loop-confined.
+    /// The device path it was opened with.
+    public let path: String
+    /// The byte stream: set `onBytes`/`onGone` on it, write to it.
+    public let channel: StreamChannel
+    /// The settings in force (as requested and verified).
+    public private(set) var settings: SerialSettings
+    /// Whether the port holds the device exclusively.
+    public let isExclusive: Bool
+
+    private init(path: String, channel: StreamChannel, settings: SerialSettings, exclusive: Bool) {
+        self.path = path
+        self.channel = channel
+        self.settings = settings
+        self.isExclusive = exclusive
+    }
+
+    /// Opens and configures the device at `path` on `loop`.
+    ///
+    /// - Throws: ``TransportError/notFound(path:)``, ``TransportError/permissionDenied(path:)``,
+    ///   ``TransportError/inUse(path:)`` ("in use by another process"),
+    ///   ``TransportError/notATerminal(path:)``, ``TransportError/settingsMismatch(path:setting:requested:actual:)``
+    ///   when the device does not keep what was set, or ``TransportError/system(context:_:)``.
+    ///
+    /// Loop thread only.
+    public static func open(
+        path: String,
+        settings: SerialSettings,
+        on loop: IOLoop,
+        exclusive: Bool = true,
+        maxOutboundBytes: Int = 1 << 20
+    ) throws(TransportError) -> SerialPort {
+        loop.preconditionInLoop()
+        try settings.validate()
+        let flags = FileIO.OpenFlag.readWrite | FileIO.OpenFlag.noControllingTerminal | FileIO.OpenFlag.nonBlocking
+        let fd: OwnedFD
+        do {
+            fd = try FileIO.open(path, flags: flags)
+        } catch {
+            throw openError(error, path: path)
+        }
+        // From here a throw drops `fd`, which closes it (and with it the flock).
+        do {
+            _ = try Termios.get(fd.rawValue)
+        } catch {
+            throw error.errno == .inappropriateIOCTLForDevice
+                ? .notATerminal(path: path) : .system(context: "cannot read the settings of \(path)", error)
+        }
+        if exclusive {
+            // flock first: if another process holds the device we leave its tty untouched
+            // (TIOCEXCL is a flag of the tty, not of our descriptor).
+            let locked: Bool
+            do { locked = try FileIO.lockExclusive(fd.rawValue) } catch {
+                throw .system(context: "cannot lock \(path)", error)
+            }
+            guard locked else { throw .inUse(path: path) }
+            do { try Termios.setExclusive(fd.rawValue) } catch {
+                throw .system(context: "cannot make \(path) exclusive", error)
+            }
+        }
+        try configure(fd.rawValue, settings, path: path)
+        let channel = try StreamChannel(owning: fd, kind: .file, on: loop, maxOutboundBytes: maxOutboundBytes)
+        return SerialPort(path: path, channel: channel, settings: settings, exclusive: exclusive)
+    }
+
+    /// Applies new settings to the open port and verifies them. Loop thread only.
+    public func configure(_ newSettings: SerialSettings) throws(TransportError) {
+        channel.loop.preconditionInLoop()
+        try newSettings.validate()
+        guard let fd = channel.fileDescriptor else { throw .closed }
+        try SerialPort.configure(fd, newSettings, path: path)
+        settings = newSettings
+    }
+
+    /// The settings the device reports now (nil for a rate code this module cannot name).
+    /// Loop thread only.
+    public func currentSettings() throws(TransportError) -> SerialSettings? {
+        channel.loop.preconditionInLoop()
+        guard let fd = channel.fileDescriptor else { throw .closed }
+        do {
+            return SerialSettings(decoding: try Termios.get(fd))
+        } catch {
+            throw .system(context: "cannot read the settings of \(path)", error)
+        }
+    }
+
+    /// Discards unsent output (so that `close` cannot block on a stalled line), lifts `TIOCEXCL`,
+    /// and closes the channel. Idempotent. Loop thread only.
+    public func close() {
+        channel.loop.preconditionInLoop()
+        if let fd = channel.fileDescriptor {
+            // Best effort: on a device that is going away these fail, and that is fine.
+            try? Termios.flush(fd, .output)
+            if isExclusive { try? Termios.clearExclusive(fd) }
+        }
+        channel.close()
+    }
+
+    // MARK: - Helpers
+
+    private static func configure(_ fd: CInt, _ settings: SerialSettings, path: String) throws(TransportError) {
+        do {
+            var t = try Termios.get(fd)
+            settings.apply(to: &t)
+            try Termios.set(fd, t)
+            let readBack = try Termios.get(fd)
+            if let d = settings.difference(from: readBack) {
+                throw TransportError.settingsMismatch(
+                    path: path,
+                    setting: d.setting,
+                    requested: d.requested,
+                    actual: d.actual
+                )
+            }
+        } catch let error as TransportError {
+            throw error
+        } catch let error as SyscallError {
+            throw .system(context: "cannot configure \(path) as \(settings)", error)
+        } catch {
+            preconditionFailure("unexpected error \(error)")
+        }
+    }
+
+    private static func openError(_ error: SyscallError, path: String) -> TransportError {
+        switch error.errno {
+        case .noSuchFileOrDirectory, .noSuchAddressOrDevice, .operationNotSupportedByDevice, .notDirectory:
+            return .notFound(path: path)
+        case .permissionDenied, .notPermitted:
+            return .permissionDenied(path: path)
+        case .resourceBusy:
+            return .inUse(path: path)
+        default:
+            return .system(context: "cannot open \(path)", error)
+        }
+    }
+}

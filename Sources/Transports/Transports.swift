@@ -1,1 +1,0 @@
-// The Transports module. See ../shared/DESIGN.md §2.

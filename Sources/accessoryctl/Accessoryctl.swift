@@ -1,0 +1,39 @@
+import AccessoryClient
+import ArgumentParser
+
+/// The command-line client of accessoryd.
+///
+/// Threading: the main task; one connection per invocation.
+@main
+struct Accessoryctl: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "accessoryctl",
+        abstract: "Talk to accessoryd, the daemon that owns serial and RFCOMM accessories.",
+        discussion: """
+            Every subcommand takes --socket PATH (default: $ACCESSORYD_SOCKET, else \
+            \(AccessoryConnection.defaultSocketPath)) and --json (print the daemon's results as \
+            they are). Shell completions: accessoryctl --generate-completion-script bash|zsh|fish.
+
+            \(ExitStatus.help)
+            """,
+        subcommands: [List.self, Status.self, Transact.self, Write.self, Read.self, Monitor.self, Lock.self]
+    )
+
+    /// As ArgumentParser's own, except that usage errors exit with 2, as shells' tools do.
+    static func main() async {
+        do {
+            var command = try await asyncParseAsRoot()
+            if var asyncCommand = command as? any AsyncParsableCommand {
+                try await asyncCommand.run()
+            } else {
+                try command.run()
+            }
+        } catch {
+            if exitCode(for: error) == .validationFailure {
+                Output.error(fullMessage(for: error))
+                exit(withError: ExitCode(ExitStatus.usage))
+            }
+            exit(withError: error)
+        }
+    }
+}

@@ -1,0 +1,62 @@
+import AccessoryConfig
+import Glibc
+import SystemCalls
+
+/// Where the configuration came from, and what loading it found. Main thread.
+struct ConfigSource {
+    static let defaultPath = "/etc/accessoryd/accessoryd.yaml"
+
+    /// The file path, or nil for the embedded default.
+    let path: String?
+    let configuration: Configuration?
+    let issues: [ConfigIssue]
+
+    var name: String { path ?? EmbeddedDefault.fileName }
+
+    enum LoadError: Error, CustomStringConvertible {
+        case unreadable(String, SyscallError)
+        var description: String {
+            switch self {
+            case .unreadable(let path, let e): "cannot read the configuration file \(path): \(e.errno)"
+            }
+        }
+    }
+
+    /// An explicit `--config` must exist; without one, the system file is used if present, else
+    /// the embedded default.
+    static func resolve(explicit: String?, runtimeDirectory: String) throws -> ConfigSource {
+        let path = explicit ?? defaultPath
+        if explicit == nil && access(path, F_OK) != 0 {
+            do {
+                let c = try EmbeddedDefault.configuration(runtimeDirectory: runtimeDirectory)
+                return ConfigSource(path: nil, configuration: c, issues: [])
+            } catch {
+                return ConfigSource(path: nil, configuration: nil, issues: error.issues)
+            }
+        }
+        return try load(path: path)
+    }
+
+    static func load(path: String) throws -> ConfigSource {
+        let bytes: [UInt8]
+        do {
+            bytes = try readFile(path)
+        } catch {
+            throw LoadError.unreadable(path, error)
+        }
+        let (configuration, issues) = ConfigurationLoader.check(bytes: bytes, file: path)
+        return ConfigSource(path: path, configuration: configuration, issues: issues)
+    }
+
+    static func readFile(_ path: String) throws(SyscallError) -> [UInt8] {
+        // Closed when `fd` goes out of scope (OwnedFD's deinit).
+        let fd = try FileIO.open(path, flags: O_RDONLY)
+        var out: [UInt8] = []
+        while true {
+            guard let chunk = try FileIO.read(fd.rawValue, max: 65536) else { continue }
+            if chunk.isEmpty { return out }
+            out += chunk
+            if out.count > 16 << 20 { throw SyscallError(.read, .fileTooLarge) }
+        }
+    }
+}

@@ -1,0 +1,75 @@
+import AccessoryCore
+import ControlProtocol
+import ControlServer
+import Glibc
+
+/// A control-server connection seen as a request origin by the accessory registry.
+///
+/// Any thread (immutable; the connection's senders are thread-safe).
+final class ConnectionOrigin: RequestOrigin {
+    let connection: ClientConnection
+
+    init(_ connection: ClientConnection) { self.connection = connection }
+
+    var clientID: UInt64 { connection.id }
+    var uid: uid_t { connection.credentials.uid }
+    var gid: gid_t { connection.credentials.gid }
+    var groups: [gid_t] { connection.credentials.groups }
+
+    func respond(id: RequestID, result: Result<any JSONEncodable & Sendable, RPCError>) {
+        switch result {
+        case .success(let value): connection.respond(id: id, result: AnyEncodable(value))
+        case .failure(let error): connection.respond(id: id, error: error)
+        }
+    }
+
+    func notify(line: [UInt8]) { connection.send(line: line) }
+}
+
+/// Opens an existential for `some JSONEncodable` parameters. Any thread (a value).
+struct AnyEncodable: JSONEncodable, Sendable {
+    let base: any JSONEncodable & Sendable
+    init(_ base: any JSONEncodable & Sendable) { self.base = base }
+    func encodeJSON(into buffer: inout [UInt8]) { base.encodeJSON(into: &buffer) }
+}
+
+/// Routes the control server's requests to the accessory registry (which hops to the device
+/// loop). Any thread; the server calls it on the control loop.
+final class RegistryHandler: ControlRequestHandler {
+    let registry: AccessoryRegistry
+    /// Origins by connection id, so that the same object is used for every request of a client.
+    /// Control loop only (the server calls us there).
+    private let origins = OriginTable()
+
+    init(registry: AccessoryRegistry) { self.registry = registry }
+
+    func connectionDidOpen(_ connection: ClientConnection) {
+        origins.insert(ConnectionOrigin(connection))
+    }
+
+    func handle(_ request: Request, from connection: ClientConnection) {
+        registry.handle(request, from: origins.origin(for: connection))
+    }
+
+    func connectionDidClose(_ connection: ClientConnection) {
+        registry.clientLeft(origins.remove(connection))
+    }
+}
+
+/// Control loop only.
+final class OriginTable: @unchecked Sendable {  // @unchecked: used on the control loop only.
+    private var table: [UInt64: ConnectionOrigin] = [:]
+
+    func insert(_ o: ConnectionOrigin) { table[o.clientID] = o }
+
+    func origin(for c: ClientConnection) -> ConnectionOrigin {
+        if let o = table[c.id] { return o }
+        let o = ConnectionOrigin(c)
+        table[c.id] = o
+        return o
+    }
+
+    func remove(_ c: ClientConnection) -> ConnectionOrigin {
+        table.removeValue(forKey: c.id) ?? ConnectionOrigin(c)
+    }
+}

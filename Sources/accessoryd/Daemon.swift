@@ -1,0 +1,166 @@
+import AccessoryConfig
+import AccessoryCore
+import ControlProtocol
+import ControlServer
+import Glibc
+import IOLoop
+import SystemCalls
+
+/// The running daemon: the device loop (accessories), the control loop (socket and clients),
+/// the simulators of the embedded default, and the main thread waiting for signals.
+///
+/// Main thread only (``run()`` blocks it until SIGTERM/SIGINT).
+final class Daemon {
+    static let version = "0.1.0"
+
+    let configuration: Configuration
+    let configSource: ConfigSource
+    let runtimeDirectory: String
+    let simulatorPath: String
+    let environment: [String: String]
+    let log: DaemonLog
+
+    init(
+        configuration: Configuration,
+        configSource: ConfigSource,
+        runtimeDirectory: String,
+        simulatorPath: String,
+        environment: [String: String]
+    ) {
+        self.configuration = configuration
+        self.configSource = configSource
+        self.runtimeDirectory = runtimeDirectory
+        self.simulatorPath = simulatorPath
+        self.environment = environment
+        self.log = DaemonLog(minimum: configuration.log.level, environment: environment)
+    }
+
+    /// Runs until a stop signal; returns the exit code.
+    func run() -> Int32 {
+        // Signals are taken synchronously by this thread; block them before any thread starts so
+        // that every thread inherits the mask. SIGPIPE is ignored: a vanished client is an EPIPE.
+        let stopSignals: [CInt] = [SIGTERM, SIGINT, SIGHUP]
+        var mask = sigset_t()
+        sigemptyset(&mask)
+        for s in stopSignals { sigaddset(&mask, s) }
+        pthread_sigmask(SIG_BLOCK, &mask, nil)
+        signal(SIGPIPE, SIG_IGN)
+
+        if configSource.path == nil { ensureDirectory(runtimeDirectory) }
+        let listening: ListeningSocket
+        do {
+            listening = try makeListeningSocket()
+        } catch {
+            log(.error, "cannot listen: \(error)")
+            return 1
+        }
+
+        let simulators = Simulators(directory: runtimeDirectory + "/sim", executable: simulatorPath, log: log)
+        let devicePaths = simulators.start(for: configuration.accessories)
+
+        let deviceLoop: IOLoop
+        let controlLoop: IOLoop
+        do {
+            deviceLoop = try IOLoop.spawn(name: "accessoryd-dev")
+            controlLoop = try IOLoop.spawn(name: "accessoryd-ctl")
+        } catch {
+            log(.error, "cannot start the event loops: \(error)")
+            simulators.stop()
+            return 1
+        }
+        let log = self.log
+        let registry = AccessoryRegistry(loop: deviceLoop, configuration: configuration, devicePaths: devicePaths) {
+            level,
+            message in log(level, message)
+        }
+        let handler = RegistryHandler(registry: registry)
+        let server = ControlServer(
+            loop: controlLoop,
+            socket: listening,
+            limits: ControlServerLimits(
+                maxClients: configuration.limits.maxClients,
+                maxLineBytes: configuration.limits.maxLineBytes,
+                maxOutboundBytes: configuration.limits.clientOutboundBytes
+            ),
+            handler: handler,
+            logger: ControlServerLogger(minimumLevel: .info) { level, message in
+                log(Daemon.logLevel(level), message)
+            }
+        )
+        let started = MonotonicClock.nowNanoseconds()
+        registry.daemonStatus = { [weak server] in
+            var o: JSONObject = ["version": .string(Daemon.version)]
+            o.append("pid", .int(Int(getpid())))
+            o.append("uptime_s", .int(Int((MonotonicClock.nowNanoseconds() - started) / 1_000_000_000)))
+            if let s = server?.statistics {
+                o.append("clients", .int(s.clients))
+                o.append("clients_accepted", .int(s.acceptedTotal))
+                o.append("clients_rejected", .int(s.rejectedOverLimit))
+                o.append("requests_decoded", .int(s.requestsDecoded))
+                o.append("decode_errors", .int(s.decodeErrors))
+            }
+            return o
+        }
+        deviceLoop.perform { registry.start() }
+        server.start()
+        log(
+            .info,
+            "accessoryd \(Daemon.version) serving \(configuration.accessories.count) accessories on \(server.socketName) (config: \(configSource.name))"
+        )
+
+        let received = waitForStopSignal(mask)
+        log(.info, "received signal \(received): stopping")
+
+        // Graceful stop: no new clients; every request still queued is answered (device
+        // unavailable: the daemon is stopping); the answers are flushed, bounded; then the loops.
+        let done = Locked(false)
+        server.beginShutdown(flushTimeout: .milliseconds(500)) { done.withLock { $0 = true } }
+        _ = deviceLoop.perform { registry.shutdown() }
+        for _ in 0..<300 where !done.withLock({ $0 }) { usleep(10_000) }
+        controlLoop.shutdown()
+        deviceLoop.shutdown()
+        simulators.stop()
+        log(.info, "stopped")
+        return 0
+    }
+
+    private func makeListeningSocket() throws(ControlServerError) -> ListeningSocket {
+        let s = configuration.socket
+        return try ListeningSocket(path: s.path, mode: s.mode, group: s.group.map(Daemon.socketGroup))
+    }
+
+    private static func socketGroup(_ p: Principal) -> SocketGroup {
+        switch p {
+        case .name(let n): .name(n)
+        case .id(let id): .id(id)
+        }
+    }
+
+    private func ensureDirectory(_ path: String) {
+        if access(path, F_OK) != 0 { mkdir(path, 0o755) }
+    }
+
+    private func waitForStopSignal(_ mask: sigset_t) -> CInt {
+        var m = mask
+        while true {
+            var sig: CInt = 0
+            if sigwait(&m, &sig) == 0 {
+                if sig == SIGHUP {
+                    log(.notice, "SIGHUP: configuration reload is not supported yet; keeping the running configuration")
+                    continue
+                }
+                return sig
+            }
+        }
+    }
+
+    static func logLevel(_ l: ControlServerLogger.Level) -> LogLevel {
+        switch l {
+        case .debug: .debug
+        case .info: .info
+        case .notice: .notice
+        case .warning: .warning
+        case .error: .error
+        }
+    }
+}

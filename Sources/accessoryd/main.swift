@@ -1,0 +1,98 @@
+import AccessoryConfig
+import ArgumentParser
+import Glibc
+import SystemCalls
+
+/// `accessoryd`: the daemon's command line. Main thread.
+struct AccessorydCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "accessoryd",
+        abstract: "Owns serial and Bluetooth-RFCOMM accessories and serves them to local programs over a Unix socket.",
+        discussion: """
+            With no configuration file (and no --config), accessoryd runs its embedded default: \
+            simulated accessories (echo, an AT modem, a GPS, a SLIP device) served by accessory-sim, \
+            with the socket in the runtime directory. See README.md for the configuration and the protocol.
+            """
+    )
+
+    @Option(name: .long, help: "The configuration file (default /etc/accessoryd/accessoryd.yaml).")
+    var config: String?
+
+    @Flag(name: .long, help: "Validate the configuration, print every problem with file:line, and exit 0 (valid) or 1.")
+    var checkConfig = false
+
+    @Option(
+        name: .long,
+        help:
+            "Runtime directory for the embedded default's socket and simulators (default $RUNTIME_DIRECTORY, else /run/accessoryd as root, else /tmp/accessoryd-UID)."
+    )
+    var runtimeDir: String?
+
+    @Option(name: .long, help: "Path of the accessory-sim executable (default: next to accessoryd).")
+    var simulator: String?
+
+    func run() throws {
+        let environment = DaemonEnvironment.current()
+        let source: ConfigSource
+        do {
+            source = try ConfigSource.resolve(explicit: config, runtimeDirectory: runtimeDirectory(environment))
+        } catch {
+            printError("accessoryd: \(error)")
+            throw ExitCode(1)
+        }
+        if checkConfig {
+            let issues = source.issues
+            for i in issues { printError("\(i)") }
+            let errors = issues.filter { $0.severity == .error }.count
+            print(errors == 0 ? "\(source.name): configuration is valid" : "\(source.name): \(errors) error(s)")
+            throw ExitCode(errors == 0 ? 0 : 1)
+        }
+        guard let configuration = source.configuration else {
+            for i in source.issues { printError("\(i)") }
+            printError("accessoryd: not starting: the configuration has errors")
+            throw ExitCode(1)
+        }
+        for i in source.issues where i.severity == .warning { printError("\(i)") }
+        let daemon = Daemon(
+            configuration: configuration,
+            configSource: source,
+            runtimeDirectory: runtimeDirectory(environment),
+            simulatorPath: simulator ?? Self.siblingExecutable("accessory-sim"),
+            environment: environment
+        )
+        let code = daemon.run()
+        throw ExitCode(code)
+    }
+
+    private func runtimeDirectory(_ env: [String: String]) -> String {
+        if let r = runtimeDir { return r }
+        if let r = env["RUNTIME_DIRECTORY"]?.split(separator: ":").first { return String(r) }
+        return geteuid() == 0 ? "/run/accessoryd" : "/tmp/accessoryd-\(geteuid())"
+    }
+
+    static func siblingExecutable(_ name: String) -> String {
+        let me = (try? FileIO.readLink("/proc/self/exe")) ?? CommandLine.arguments[0]
+        if let slash = me.lastIndex(of: "/") { return String(me[..<slash]) + "/" + name }
+        return name
+    }
+}
+
+func printError(_ s: String) {
+    _ = try? FileIO.write(2, Array((s + "\n").utf8))
+}
+
+/// The process environment as a dictionary. Any thread.
+enum DaemonEnvironment {
+    static func current() -> [String: String] {
+        var out: [String: String] = [:]
+        var p = environ
+        while let entry = p.pointee {
+            let s = String(cString: entry)
+            if let eq = s.firstIndex(of: "=") { out[String(s[..<eq])] = String(s[s.index(after: eq)...]) }
+            p += 1
+        }
+        return out
+    }
+}
+
+AccessorydCommand.main()

@@ -1,0 +1,128 @@
+import AccessoryConfig
+import AccessoryCore
+import AccessorySimulator
+import AccessoryTestSupport
+import ControlProtocol
+import Glibc
+import IOLoop
+import SystemCalls
+
+/// Records what the registry answers and notifies, for one pretend client. Any thread.
+final class RecordingOrigin: RequestOrigin, @unchecked Sendable {  // @unchecked: state is in a Locked.
+    let clientID: UInt64
+    let uid: uid_t
+    let gid: gid_t
+    let groups: [gid_t]
+    private let state = Locked<
+        (responses: [RequestID: Result<[UInt8], RPCError>], notifications: [[UInt8]], duplicates: Int)
+    >(
+        ([:], [], 0)
+    )
+
+    init(clientID: UInt64, uid: uid_t = 0, gid: gid_t = 0, groups: [gid_t] = []) {
+        self.clientID = clientID
+        self.uid = uid
+        self.gid = gid
+        self.groups = groups
+    }
+
+    func respond(id: RequestID, result: Result<any JSONEncodable & Sendable, RPCError>) {
+        let encoded: Result<[UInt8], RPCError> = result.map { r in
+            var b: [UInt8] = []
+            r.encodeJSON(into: &b)
+            return b
+        }
+        state.withLock { s in
+            if s.responses[id] != nil { s.duplicates += 1 }
+            s.responses[id] = encoded
+        }
+    }
+
+    func notify(line: [UInt8]) { state.withLock { $0.notifications.append(line) } }
+
+    var duplicates: Int { state.withLock { $0.duplicates } }
+    var notifications: [[UInt8]] { state.withLock { $0.notifications } }
+
+    /// Waits (bounded) for the response to `id`; the result as parsed JSON.
+    func response(_ id: Int64, seconds: Double = 10) -> Result<JSONValue, RPCError>? {
+        var out: Result<[UInt8], RPCError>?
+        Wait.until(seconds: seconds) {
+            out = state.withLock { $0.responses[.int(id)] }
+            return out != nil
+        }
+        return out?.map { try! JSONParser.parse($0) }
+    }
+}
+
+/// A device loop, a registry built from YAML, and in-process simulated accessories.
+final class CoreHarness: @unchecked Sendable {  // @unchecked: fields are set in init and only read after.
+    let loop: IOLoop
+    let registry: AccessoryRegistry
+    var simulators: [SimulatedAccessory] = []
+    let dir: String
+
+    /// `yaml` may use `{sim:NAME}` for the path of simulator NAME from `sims`.
+    init(sims: [String: SimulatorConfiguration], yaml: String) throws {
+        loop = try IOLoop.spawn(name: "core-test")
+        dir = try FileIO.makeTemporaryDirectory(prefix: "/tmp/accessoryd-core-")
+        var text = yaml
+        for (name, var config) in sims {
+            config.linkPath = "\(dir)/\(name)"
+            let sim = try SimulatedAccessory.start(config, on: loop)
+            simulators.append(sim)
+            text = text.replacingOccurrences(of: "{sim:\(name)}", with: "\(dir)/\(name)")
+        }
+        let configuration = try ConfigurationLoader.load(yaml: text, file: "test.yaml")
+        registry = AccessoryRegistry(loop: loop, configuration: configuration, devicePaths: [:]) { _, _ in }
+        let r = registry
+        loop.perform { r.start() }
+    }
+
+    func request(_ line: String, from origin: RecordingOrigin) {
+        let request = try! Request.decode(Array(line.utf8))
+        registry.handle(request, from: origin)
+    }
+
+    /// The state of accessory `name`, read on the loop.
+    func state(_ name: String) -> DeviceState? {
+        let r = registry
+        return Wait.onLoop(loop) { r.accessory(named: name)?.state }.flatMap { $0 }
+    }
+
+    func waitReady(_ name: String, seconds: Double = 10) -> Bool {
+        Wait.until(seconds: seconds) { self.state(name) == .ready }
+    }
+
+    deinit {
+        let r = registry
+        _ = Wait.onLoop(loop) { r.shutdown() }
+        for s in simulators { s.stop() }
+        loop.shutdown()
+        _ = try? FileIO.removeDirectory(dir)
+    }
+}
+
+extension String {
+    func replacingOccurrences(of target: String, with replacement: String) -> String {
+        var out = ""
+        var rest = Substring(self)
+        while let r = rest.range(of: target) {
+            out += rest[..<r.lowerBound]
+            out += replacement
+            rest = rest[r.upperBound...]
+        }
+        return out + rest
+    }
+}
+
+extension Result where Success == JSONValue, Failure == RPCError {
+    var value: JSONValue? { try? get() }
+    var errorCode: ErrorCode? {
+        if case .failure(let e) = self { return e.errorCode }
+        return nil
+    }
+}
+
+func frameTexts(_ v: JSONValue?) -> [String] {
+    (v?["frames"]?.arrayValue ?? []).compactMap { $0["data"]?.stringValue }
+}

@@ -1,0 +1,160 @@
+import Glibc
+import IOLoop
+import Operations
+import SystemCalls
+
+/// An append-only list shared between threads (a test's event log). Any thread. (A pthread lock,
+/// not `Mutex`: ThreadSanitizer cannot see `Mutex`'s futex on Linux.)
+final class Log<Element: Sendable>: Sendable {
+    private let storage = Locked<[Element]>([])
+    init() {}
+    func append(_ e: Element) { storage.withLock { $0.append(e) } }
+    var all: [Element] { storage.withLock { $0 } }
+    var count: Int { storage.withLock { $0.count } }
+}
+
+/// A Foundation-free joinable thread. Any thread.
+final class OpsThread: @unchecked Sendable {  // @unchecked: `tid` is written in init, read by join.
+    private var tid = pthread_t()
+    private final class Box {
+        let body: () -> Void
+        init(_ body: @escaping () -> Void) { self.body = body }
+    }
+
+    init(_ body: @escaping @Sendable () -> Void) {
+        let box = Unmanaged.passRetained(Box(body))
+        let rc = pthread_create(
+            &tid,
+            nil,
+            { raw in
+                Unmanaged<Box>.fromOpaque(raw!).takeRetainedValue().body()
+                return nil
+            },
+            box.toOpaque()
+        )
+        precondition(rc == 0)
+    }
+
+    func join() { pthread_join(tid, nil) }
+}
+
+/// Monotonic seconds. Any thread.
+func monotonicSeconds() -> Double {
+    var ts = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &ts)
+    return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
+}
+
+/// Polls `condition` (sleeping 200 µs between tries) until it holds or `seconds` pass. Never waits
+/// forever. Returns whether it held. Any thread.
+@discardableResult
+func waitUntil(seconds: Double = 20, _ condition: () -> Bool) -> Bool {
+    let deadline = monotonicSeconds() + seconds
+    while monotonicSeconds() < deadline {
+        if condition() { return true }
+        usleep(200)
+    }
+    return condition()
+}
+
+/// Spins (yielding the CPU every few tries, so that a loaded 2-core machine still runs the loop
+/// thread) until `condition` holds or `seconds` pass. For races that need sub-millisecond timing.
+/// Returns whether it held. Any thread.
+@discardableResult
+func spinUntil(seconds: Double = 0.05, _ condition: () -> Bool) -> Bool {
+    var tries = 0
+    var deadline: Double?
+    while !condition() {
+        tries += 1
+        if tries % 32 == 0 {
+            sched_yield()
+            let now = monotonicSeconds()
+            if deadline == nil { deadline = now + seconds }
+            if now > deadline! { return condition() }
+        }
+    }
+    return true
+}
+
+/// A small, fast, seedable generator (SplitMix64) so each thread has its own. Not thread-safe.
+struct FastRandom: RandomNumberGenerator {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
+
+/// A test operation that logs its override points (and, through the test hooks, every step of
+/// the state machine) into one event log, and finishes only when told (or at once, if asked).
+final class ProbeOperation: LoopOperation, @unchecked Sendable {
+    // @unchecked: `finishInExecute` is set at init; the log is thread-safe.
+    let log: Log<String>
+    let finishInExecute: Bool
+
+    init(loop: any LoopScheduler, log: Log<String>, name: String = "probe", finishInExecute: Bool = false) {
+        self.log = log
+        self.finishInExecute = finishInExecute
+        super.init(loop: loop, name: name)
+        _testsOnlyHooks = _OperationTestHooks(trace: { [log] in log.append($0.rawValue) })
+    }
+
+    override func execute() {
+        if finishInExecute { finish() }
+    }
+
+    override func willCancel() { log.append("willCancel") }
+
+    override func willFinish(error: (any Error)?) {
+        log.append("willFinish(\(error.map { "\($0)" } ?? "nil"))")
+    }
+
+    deinit { log.append("deinit") }
+}
+
+/// An operation that records when it executes and finishes (by name) and finishes when the
+/// test calls `complete()`, or at once.
+final class StepOperation: LoopOperation, @unchecked Sendable {
+    // @unchecked: `finishAtOnce` is set at init; the log is thread-safe.
+    let log: Log<String>
+    let finishAtOnce: Bool
+
+    init(_ name: String, loop: any LoopScheduler, log: Log<String>, finishAtOnce: Bool = true) {
+        self.log = log
+        self.finishAtOnce = finishAtOnce
+        super.init(loop: loop, name: name)
+    }
+
+    override func execute() {
+        log.append("\(name).execute")
+        if finishAtOnce { finish() }
+    }
+
+    override func willCancel() { log.append("\(name).willCancel") }
+
+    override func willFinish(error: (any Error)?) {
+        log.append("\(name).finish(\(error.map { "\($0)" } ?? "ok"))")
+    }
+
+    /// Finishes it successfully. Loop thread only.
+    func complete(error: (any Error)? = nil) { finish(error: error) }
+}
+
+/// An error standing for "the device went away".
+struct DeviceGone: Error, CustomStringConvertible, Equatable {
+    var description: String { "device gone" }
+}
+
+/// An error a condition reports.
+struct NotLoggedIn: Error, CustomStringConvertible, Equatable {
+    var description: String { "not logged in" }
+}
+
+extension LoopOperation {
+    /// The finish error as an `OperationError`, for terse expectations.
+    var operationError: OperationError? { error as? OperationError }
+}

@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# Installs what accessoryd needs to build and test on Debian, only when it is missing.
+# Checks with pkg-config / command -v first; calls apt-get only for what is absent.
+set -euo pipefail
+
+missing=()
+command -v swift >/dev/null 2>&1 || { echo "error: the Swift toolchain (swift) is not on PATH; install Swift 6.1 or later" >&2; exit 1; }
+command -v pkg-config >/dev/null 2>&1 || missing+=(pkg-config)
+if command -v pkg-config >/dev/null 2>&1; then
+  pkg-config --exists libudev 2>/dev/null || missing+=(libudev-dev)
+else
+  missing+=(libudev-dev)
+fi
+command -v setpriv >/dev/null 2>&1 || missing+=(util-linux)
+command -v python3 >/dev/null 2>&1 || missing+=(python3)
+# Tests of the systemd pieces use these when present (issue 6); install where apt can.
+command -v systemd-socket-activate >/dev/null 2>&1 || missing+=(systemd)
+
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "installing missing packages: ${missing[*]}"
+  if [ "$(id -u)" -ne 0 ]; then SUDO=sudo; else SUDO=; fi
+  export DEBIAN_FRONTEND=noninteractive
+  $SUDO apt-get update -qq
+  $SUDO apt-get install -y -qq "${missing[@]}" >/dev/null
+fi
