@@ -13,7 +13,7 @@ build: deps
 ## The whole test suite (Swift Testing). Installs what is missing first.
 test: deps
 	$(SWIFT) build --build-tests
-	$(SWIFT) test
+	$(SWIFT) test --no-parallel
 
 ## The race-prone suites under ThreadSanitizer, serially.
 test-race: deps

@@ -89,16 +89,19 @@ public final class AccessoryConnection: Sendable {
 
     /// Calls `method` and returns its result. `id` defaults to a fresh one. Any thread.
     public func call(_ method: Method, id: RequestID? = nil) async throws(ClientError) -> JSONValue {
-        try await exchange(id: id) { Request(id: $0, method: method).line }.outcome.valueOrClientError()
+        let response = try await exchange(id: id) { Request(id: $0, method: method).line }
+        return try response.outcome.valueOrClientError()
     }
 
     /// Calls a method by name with raw params (for methods this library has no type for). Any
     /// thread.
-    public func call(method: String, params: JSONObject? = nil, id: RequestID? = nil) async throws(ClientError)
-        -> JSONValue
-    {
-        try await exchange(id: id) { RawRequest.line(id: $0, method: method, params: params) }.outcome
-            .valueOrClientError()
+    public func call(
+        method: String,
+        params: JSONObject? = nil,
+        id: RequestID? = nil
+    ) async throws(ClientError) -> JSONValue {
+        let response = try await exchange(id: id) { RawRequest.line(id: $0, method: method, params: params) }
+        return try response.outcome.valueOrClientError()
     }
 
     /// Writes `rawLine` as is (a `\n` is added if it has none) and waits for nothing: for tests

@@ -87,8 +87,8 @@ extension ClientConnection {
     private func lineTooLong() {
         let limit = server.limits.maxLineBytes
         let reason = CloseReason.lineTooLong(limit: limit)
+        // Counted now; logged (at warning) when the connection closes, with the reason.
         server.counters.disconnectedLineTooLong.increment()
-        server.logger.log(.warning, "\(self): request line longer than \(limit) bytes; disconnecting")
         var reply: [UInt8] = []
         let error = RPCError(.invalidRequest, "request line longer than \(limit) bytes; closing the connection")
         ResponseEncoder.failure(id: nil, error: error, into: &reply)

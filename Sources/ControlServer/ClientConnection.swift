@@ -13,7 +13,7 @@ import SystemCalls
 ///
 /// Threading: the senders, ``id``, ``credentials``, ``isOpen`` and ``outboundBytes`` are any
 /// thread; everything else is control loop only.
-public final class ClientConnection: @unchecked Sendable {  // @unchecked: mutable state is confined to the control loop; cross-thread state is atomic.
+public final class ClientConnection: @unchecked Sendable {  // @unchecked: vars are loop-confined or atomic.
     /// Unique among this server's connections (increasing, never reused). Any thread.
     public let id: UInt64
     /// Who connected (`SO_PEERCRED` at accept). Any thread.

@@ -22,7 +22,7 @@ import SystemCalls
 /// Threading: ``init(loop:socket:limits:handler:logger:)``, ``start()``, ``statistics``,
 /// ``beginShutdown(flushTimeout:completion:)`` and ``shutdown(flushTimeout:)`` are any thread;
 /// everything else runs on the control loop.
-public final class ControlServer: @unchecked Sendable {  // @unchecked: mutable state is confined to the control loop; `pendingListener` is behind a lock; counters are atomic.
+public final class ControlServer: @unchecked Sendable {  // @unchecked: vars loop-confined; others locked/atomic.
     /// The JSON-RPC error code of the line a client gets when the server is full (JSON-RPC's
     /// implementation-defined server error range).
     public static let tooManyClientsErrorCode = -32000

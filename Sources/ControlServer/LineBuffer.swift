@@ -38,22 +38,26 @@ struct LineBuffer {
                 partial.append(contentsOf: bytes[start...])
                 return .needMore
             }
-            let goOn: Bool
+            let verdict: Verdict
             if partial.isEmpty {
                 guard newline - start <= cap else { return tooLong() }
-                goOn = deliver(UnsafeBufferPointer(rebasing: bytes[start..<newline]), onLine)
+                verdict = deliver(UnsafeBufferPointer(rebasing: bytes[start..<newline]), onLine)
             } else {
                 guard partial.count + (newline - start) <= cap else { return tooLong() }
                 partial.append(contentsOf: bytes[start..<newline])
                 var line: [UInt8] = []
                 swap(&line, &partial)
-                goOn = line.withUnsafeBufferPointer { deliver($0, onLine) }
+                verdict = line.withUnsafeBufferPointer { deliver($0, onLine) }
                 // Keep the capacity for the next split line.
                 line.removeAll(keepingCapacity: true)
                 if partial.isEmpty { swap(&line, &partial) }
             }
             start = newline + 1
-            if !goOn { return .stopped }
+            switch verdict {
+            case .goOn: continue
+            case .stop: return .stopped
+            case .tooLong: return tooLong()
+            }
         }
         return .needMore
     }
@@ -66,10 +70,17 @@ struct LineBuffer {
         return .lineTooLong
     }
 
-    private func deliver(_ line: UnsafeBufferPointer<UInt8>, _ onLine: (UnsafeBufferPointer<UInt8>) -> Bool) -> Bool {
+    private enum Verdict {
+        case goOn, stop, tooLong
+    }
+
+    /// Hands out one line without its `\r`, unless it is blank (skipped) or too long.
+    private func deliver(_ line: UnsafeBufferPointer<UInt8>, _ onLine: (UnsafeBufferPointer<UInt8>) -> Bool) -> Verdict
+    {
         var count = line.count
         if count > 0 && line[count - 1] == UInt8(ascii: "\r") { count -= 1 }
-        if count == 0 { return true }
-        return onLine(UnsafeBufferPointer(rebasing: line[..<count]))
+        if count > maxLineBytes { return .tooLong }
+        if count == 0 { return .goOn }
+        return onLine(UnsafeBufferPointer(rebasing: line[..<count])) ? .goOn : .stop
     }
 }

@@ -59,7 +59,9 @@ public struct ListeningSocket: ~Copyable, Sendable {
     /// close-on-exec. On error the descriptor is left open and still the caller's. Any thread.
     public init(listeningFD: CInt) throws(ControlServerError) {
         do {
-            guard try Socket.isListeningUnixStream(listeningFD) else { throw ControlServerError.notAListeningSocket(fd: listeningFD) }
+            guard try Socket.isListeningUnixStream(listeningFD) else {
+                throw ControlServerError.notAListeningSocket(fd: listeningFD)
+            }
             try FileIO.setNonBlocking(listeningFD)
             try FileIO.setCloseOnExec(listeningFD)
         } catch let error as ControlServerError {

@@ -46,7 +46,9 @@ struct SocketFileCreation {
     private func removeLeftover(_ temporary: String) throws(ControlServerError) {
         do {
             guard let status = try FileIO.status(ofPath: temporary) else { return }
-            guard status.kind == .socket else { throw ControlServerError.notASocket(path: temporary, kind: status.kind.rawValue) }
+            guard status.kind == .socket else {
+                throw ControlServerError.notASocket(path: temporary, kind: status.kind.rawValue)
+            }
             try FileIO.unlink(temporary)
         } catch let error as ControlServerError {
             throw error
@@ -107,7 +109,7 @@ struct SocketFileCreation {
             case .absent:
                 do {
                     try FileIO.link(temporary, as: path)
-                } catch where error.errno == .fileExists {
+                } catch  where error.errno == .fileExists {
                     continue
                 } catch {
                     throw .system("cannot create the control socket at \(path)", error)

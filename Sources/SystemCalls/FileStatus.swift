@@ -52,7 +52,7 @@ extension FileIO {
         var st = stat()
         do {
             _ = try syscallValue(.lstat) { Glibc.lstat(path, &st) }
-        } catch where error.errno == .noSuchFileOrDirectory {
+        } catch  where error.errno == .noSuchFileOrDirectory {
             return nil
         }
         return FileStatus(st)

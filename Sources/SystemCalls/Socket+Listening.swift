@@ -40,7 +40,7 @@ extension Socket {
                         Glibc.getsockopt(fd, SOL_SOCKET, SO_PEERGROUPS, $0.baseAddress, &length)
                     }
                 }
-            } catch where error.errno == .outOfRange && capacity < 65_536 {
+            } catch  where error.errno == .outOfRange && capacity < 65_536 {
                 // `length` now holds the size needed.
                 capacity = max(capacity * 2, Int(length) / MemoryLayout<gid_t>.size)
                 continue

@@ -10,14 +10,19 @@ struct Accessoryctl: AsyncParsableCommand {
         commandName: "accessoryctl",
         abstract: "Talk to accessoryd, the daemon that owns serial and RFCOMM accessories.",
         discussion: """
-            Every subcommand takes --socket PATH (default: $ACCESSORYD_SOCKET, else \
+            --socket PATH (default: $ACCESSORYD_SOCKET, else \
             \(AccessoryConnection.defaultSocketPath)) and --json (print the daemon's results as \
-            they are). Shell completions: accessoryctl --generate-completion-script bash|zsh|fish.
+            they are) go before or after any subcommand. Shell completions, accessory names \
+            included: accessoryctl --generate-completion-script bash|zsh|fish.
 
             \(ExitStatus.help)
             """,
         subcommands: [List.self, Status.self, Transact.self, Write.self, Read.self, Monitor.self, Lock.self]
     )
+
+    /// Given before the subcommand (`accessoryctl --socket PATH list`); the subcommands take the
+    /// same options after their name too.
+    @OptionGroup var global: GlobalOptions
 
     /// As ArgumentParser's own, except that usage errors exit with 2, as shells' tools do.
     static func main() async {

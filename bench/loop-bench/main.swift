@@ -38,8 +38,9 @@ final class RunLoopThread: @unchecked Sendable {  // @unchecked: `runLoop` is se
     init() {
         thread = Thread { [self] in
             runLoop = RunLoop.current
-            // A port keeps the run loop from returning immediately when idle.
-            runLoop.add(Port(), forMode: .default)
+            // A source keeps the run loop from returning immediately when idle (Port is abstract on
+            // Linux; a far-future repeating timer does the job).
+            runLoop.add(Timer(timeInterval: 1e9, repeats: true) { _ in }, forMode: .default)
             ready.signal()
             while !stopFlag.load(ordering: .relaxed) {
                 _ = runLoop.run(mode: .default, before: Date(timeIntervalSinceNow: 0.1))

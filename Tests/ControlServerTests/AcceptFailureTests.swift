@@ -1,0 +1,79 @@
+import AccessoryTestSupport
+import ControlProtocol
+import Glibc
+import SystemCalls
+import Testing
+
+@testable import ControlServer
+
+@Suite("accept failures back off instead of spinning")
+struct AcceptFailureTests {
+    @Test("EMFILE on accept: no spin, then recovery")
+    func emfileBackoff() throws {
+        try withServer { h in
+            let failing = Shared(true)
+            let calls = Shared(0)
+            let fd = h.listeningFD
+            let token = FaultInjection.install { name, callFD in
+                guard name == .accept4, callFD == fd, failing.value else { return nil }
+                calls.mutate { $0 += 1 }
+                return .error(.tooManyOpenFiles)
+            }
+            defer { FaultInjection.remove(token) }
+
+            // Count the control loop's iterations too: a spinning loop iterates without sleeping.
+            let iterations = Shared(0)
+            let loop = h.loop
+            let observer = try #require(
+                Wait.onLoop(loop) { loop.addObserver(activities: .afterWaiting) { _ in iterations.mutate { $0 += 1 } } }
+            )
+            defer { loop.perform { observer.cancel() } }
+
+            let client = try h.client()  // sits in the listen queue
+            #expect(client.send(listRequest(id: 1) + "\n"))
+            #expect(Wait.until(seconds: 5) { calls.value >= 1 })
+            // Measure a 200 ms window once accept has started failing. Level-triggered and
+            // unpaused, this would be hundreds of thousands of calls and loop iterations.
+            let callsBefore = calls.value
+            let iterationsBefore = iterations.value
+            usleep(200_000)
+            let during = calls.value - callsBefore
+            let spins = iterations.value - iterationsBefore
+            #expect(during <= 10, "accept called \(during) times in 200 ms")
+            #expect(spins <= 40, "the control loop woke \(spins) times in 200 ms")
+            #expect(abs(h.server.statistics.acceptErrors - calls.value) <= 1)
+            #expect(h.logs.contains(.error, "pausing new connections"))
+
+            failing.mutate { $0 = false }
+            let response = try #require(client.readResponse(seconds: 5))
+            #expect(response.id == .int(1) && response.result != nil)
+            #expect(h.logs.contains(.notice, "again after"))
+            // Accepting is back to normal.
+            #expect(try h.client().call(listRequest(id: 2))?.result != nil)
+        }
+    }
+
+    @Test("the back-off doubles up to its maximum and resets")
+    func backoffSequence() {
+        var backoff = AcceptBackoff(initial: .milliseconds(10), maximum: .milliseconds(100))
+        let delays = (0..<6).map { _ in backoff.failed() }
+        #expect(
+            delays == [
+                .milliseconds(10), .milliseconds(20), .milliseconds(40), .milliseconds(80), .milliseconds(100),
+                .milliseconds(100),
+            ]
+        )
+        #expect(backoff.succeeded() == 6)
+        #expect(backoff.succeeded() == 0)
+        #expect(backoff.failed() == .milliseconds(10))
+    }
+
+    @Test("the log throttle lets one line a second through and counts the rest")
+    func throttle() {
+        var throttle = LogThrottle(interval: .seconds(1))
+        #expect(throttle.admit(now: 0) == (true, 0))
+        #expect(throttle.admit(now: 10).emit == false)
+        #expect(throttle.admit(now: 999_999_999).emit == false)
+        #expect(throttle.admit(now: 1_000_000_000) == (true, 2))
+    }
+}
