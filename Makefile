@@ -1,7 +1,5 @@
 # accessoryd — the two commands a newcomer needs are `make demo` and `make test`.
 SWIFT ?= swift
-RELEASE_BIN = $(shell $(SWIFT) build -c release --show-bin-path 2>/dev/null)
-
 .PHONY: deps build test test-race lint format demo bench loop-bench ops-bench serial-bench clean
 
 deps:
@@ -29,9 +27,10 @@ format:
 ## Builds in release, starts the daemon on its embedded default (simulated accessories) and
 ## runs a short accessoryctl session against it.
 demo: deps
+	$(SWIFT) build -c release --product accessoryd
+	$(SWIFT) build -c release --product accessoryctl
 	$(SWIFT) build -c release --product accessory-sim
-	@echo "demo: the daemon lands with issue 5; the simulator alone:"
-	@scripts/demo.sh "$(RELEASE_BIN)"
+	@scripts/demo.sh "$$($(SWIFT) build -c release --show-bin-path)"
 
 bench: loop-bench ops-bench serial-bench
 
