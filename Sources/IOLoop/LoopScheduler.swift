@@ -7,8 +7,10 @@ public protocol LoopScheduler: AnyObject, Sendable {
     /// True on the loop's thread. Any thread.
     var inLoop: Bool { get }
 
-    /// Queues `block` to run on the loop, waking it if needed. Blocks queued from one thread run in
-    /// the order they were queued. Returns false if the loop has shut down (the block is dropped).
+    /// Queues `block` to run on the loop, waking it if needed. Blocks run in one total order: the
+    /// order in which their `perform` calls took the queue (so blocks queued from one thread run
+    /// in the order they were queued, and a block queued after another, from any thread, runs
+    /// after it). Returns false if the loop has shut down (the block is dropped).
     /// Any thread.
     @discardableResult
     func perform(_ block: @escaping @Sendable () -> Void) -> Bool

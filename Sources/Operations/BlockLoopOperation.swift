@@ -8,8 +8,7 @@ import IOLoop
 /// called from any thread (off the loop it is forwarded with `perform`); it must be called at most
 /// once. If the operation was cancelled (or timed out) first, it has already finished with the
 /// cancel error and `done` is ignored. The block is released once the operation finishes.
-public final class BlockLoopOperation: LoopOperation, @unchecked Sendable {
-    // @unchecked: `block` and `doneCalled` are written at init and then only on the loop thread.
+public final class BlockLoopOperation: LoopOperation, @unchecked Sendable {  // @unchecked: loop-confined after init.
 
     /// What the block calls when its work ends: `done()` on success, `done(error)` on failure.
     /// A value (no allocation); it can be stored, and called from any thread. Any thread.
@@ -45,7 +44,7 @@ public final class BlockLoopOperation: LoopOperation, @unchecked Sendable {
         precondition(!doneCalled, "done called twice by the block of \(name)")
         doneCalled = true
         if state == .finished { return }  // cancelled or timed out first
-        finish(error: error)
+        finishOnLoop(errors: error.map { [$0] } ?? [])  // on the loop: checked by `Done`
     }
 
     override public func willFinish(error: (any Error)?) {

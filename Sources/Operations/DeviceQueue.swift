@@ -46,9 +46,9 @@ import Synchronization
 ///   whichever reaches the loop first acts first; an operation that arrives after a drain is
 ///   queued normally.
 /// - ``operationCount`` read from another thread is a snapshot.
-public final class DeviceQueue: @unchecked Sendable {
-    // @unchecked: every mutable field is confined to `loop`'s thread; the any-thread entry points
-    // only forward to it (with perform, or through the atomic inbox in `crossThread`).
+public final class DeviceQueue: @unchecked Sendable {  // @unchecked: loop-confined; other threads use `crossThread`.
+    // Every mutable field is confined to `loop`'s thread; the any-thread entry points only forward
+    // to it (with perform, or through the atomic inbox in `crossThread`).
 
     /// Runs after an operation that executed and then ended by cancellation or timeout, before the
     /// next operation starts: discard late bytes, wait for the line to go idle, then call `done`
@@ -65,9 +65,9 @@ public final class DeviceQueue: @unchecked Sendable {
     public let defaultTimeout: Duration?
 
     /// Told about adds and finishes. Loop thread only.
-    public weak var delegate: (any DeviceQueueDelegate)?
+    @exclusivity(unchecked) public weak var delegate: (any DeviceQueueDelegate)?
     /// See ``ResyncHook``. Loop thread only.
-    public var resync: ResyncHook?
+    @exclusivity(unchecked) public var resync: ResyncHook?
 
     // `@exclusivity(unchecked)` below: these fields are only ever touched by one thread at a time
     // (the loop, or the adding thread before the hand-off) and never with overlapping accesses, so
@@ -213,6 +213,7 @@ public final class DeviceQueue: @unchecked Sendable {
             if done { break }
             top = seen
         }
+        operation._testsOnlyHooks?.queueAfterPush?()
         if top == nil {
             let queued = loop.perform { [self] in
                 drainInbox()

@@ -11,8 +11,7 @@
 ///
 /// Loop thread only: every operation that uses a controller must be on the same loop, and the
 /// controller is only touched on that loop's thread (by the operations themselves).
-public final class ExclusivityController: @unchecked Sendable {
-    // @unchecked: all state is confined to the loop thread of the operations that use it.
+public final class ExclusivityController: @unchecked Sendable {  // @unchecked: state touched on the loop thread only.
 
     private struct Waiter {
         let operation: LoopOperation

@@ -140,6 +140,11 @@ extension LoopOperation {
             // Still in its queue's inbox: the drain block that will take it may be queued after
             // us (the first adder of a burst queues it once it has pushed). Take it in now.
             inbox.takeUnretainedValue().drainInbox()
+            if state == .finished {
+                // Taking it in finished it: it was already cancelled when it reached the loop.
+                _testsOnlyHooks?.trace(.cancelOnLoopBounce)
+                return
+            }
         }
         precondition(phase != .unsubmitted, "cancel on loop before the operation reached the loop")
         _testsOnlyHooks?.trace(.cancelOnLoopCancel)

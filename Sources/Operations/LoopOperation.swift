@@ -84,8 +84,8 @@ import Synchronization
 /// On finish: ``willFinish(error:)`` (state still the old one), release exclusivity, record the
 /// result, flip to `finished`, tell observers ``OperationObserver/operationDidFinish(_:errors:)``,
 /// resume `await result` callers, tell the queue. Observers run in the order they were added.
-open class LoopOperation: @unchecked Sendable, CustomStringConvertible {
-    // @unchecked: `word` is atomic; `storedCancelError` is written once, by the winning cancel,
+open class LoopOperation: @unchecked Sendable, CustomStringConvertible {  // @unchecked: atomic word; see below.
+    // In detail: `word` is atomic; `storedCancelError` is written once, by the winning cancel,
     // before it publishes the cancelled bit (read only after seeing the bit); `finalError` is
     // written once, on the loop, before the release store of `finished` (read only after seeing
     // it); the configuration fields are written only while `initialized`, before the hand-off to
@@ -123,10 +123,10 @@ open class LoopOperation: @unchecked Sendable, CustomStringConvertible {
 
     // MARK: configuration (written while initialized)
 
-    private(set) var _conditions: [any OperationCondition] = []
-    private(set) var _observers: [any OperationObserver] = []
-    var _timeout: Duration?
-    var _exclusivityController: ExclusivityController?
+    @exclusivity(unchecked) private(set) var _conditions: [any OperationCondition] = []
+    @exclusivity(unchecked) private(set) var _observers: [any OperationObserver] = []
+    @exclusivity(unchecked) var _timeout: Duration?
+    @exclusivity(unchecked) var _exclusivityController: ExclusivityController?
     /// The queue whose inbox the operation sits in, unretained: while the operation is in the
     /// inbox, the queue is kept alive by the block queued to take the inbox in. With the link
     /// and flag below, written by the adding thread before the push, read by the loop after
@@ -171,7 +171,7 @@ open class LoopOperation: @unchecked Sendable, CustomStringConvertible {
     @exclusivity(unchecked) var _endedByCancellation = false
 
     /// Test instrumentation; nil in production. Set before starting.
-    public var _testsOnlyHooks: _OperationTestHooks?
+    @exclusivity(unchecked) public var _testsOnlyHooks: _OperationTestHooks?
 
     /// Makes an operation bound to `loop`. Any thread.
     public init(loop: any LoopScheduler, name: String? = nil) {

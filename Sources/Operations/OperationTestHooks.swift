@@ -43,17 +43,22 @@ public final class _OperationTestHooks: Sendable {
     let startAfterSchedule: (@Sendable () -> Void)?
     /// In `cancel()`, after the cancelled bit is set and before cancel-on-loop is queued.
     let cancelAfterClaim: (@Sendable () -> Void)?
+    /// In a queue's add from another thread, after the operation is in the inbox and before the
+    /// block that takes the inbox in is queued.
+    let queueAfterPush: (@Sendable () -> Void)?
 
     public init(
         trace: (@Sendable (Event) -> Void)? = nil,
         startAfterClaim: (@Sendable () -> Void)? = nil,
         startAfterSchedule: (@Sendable () -> Void)? = nil,
-        cancelAfterClaim: (@Sendable () -> Void)? = nil
+        cancelAfterClaim: (@Sendable () -> Void)? = nil,
+        queueAfterPush: (@Sendable () -> Void)? = nil
     ) {
         self.traceHook = trace
         self.startAfterClaim = startAfterClaim
         self.startAfterSchedule = startAfterSchedule
         self.cancelAfterClaim = cancelAfterClaim
+        self.queueAfterPush = queueAfterPush
     }
 
     func trace(_ event: Event) { traceHook?(event) }

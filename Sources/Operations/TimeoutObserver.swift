@@ -7,8 +7,7 @@ import IOLoop
 ///
 /// ``LoopOperation/timeout`` does the same without an observer; a ``DeviceQueue``'s default
 /// timeout uses that. Loop thread only (called there; built anywhere).
-public final class TimeoutObserver: OperationObserver, @unchecked Sendable {
-    // @unchecked: `timers` is touched only from observer callbacks, on the loop thread.
+public final class TimeoutObserver: OperationObserver, @unchecked Sendable {  // @unchecked: `timers` is loop-confined.
 
     public let timeout: Duration
     private var timers: [ObjectIdentifier: LoopTimer] = [:]

@@ -42,8 +42,10 @@ public enum TransportError: Error, Sendable, Equatable, CustomStringConvertible 
             return "\(path) does not exist"
         case .inUse(let path):
             return "\(path) is in use by another process"
-        case .permissionDenied(let path):
+        case .permissionDenied(let path) where path.hasPrefix("/dev/"):
             return "permission denied opening \(path) (is the daemon's user in the device's group, e.g. dialout?)"
+        case .permissionDenied(let what):
+            return "permission denied opening \(what)"
         case .notATerminal(let path):
             return "\(path) is not a serial device (not a terminal)"
         case .invalidSettings(let what):

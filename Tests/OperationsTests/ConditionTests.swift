@@ -247,3 +247,57 @@ struct ConditionTests {
         b.complete()
     }
 }
+
+@Suite("exclusivity edge cases")
+struct ExclusivityEdgeTests {
+    @Test("an operation that finishes itself in willCancel while waiting for exclusivity leaves the line")
+    func willCancelFinishesWhileWaiting() {
+        let loop = EmbeddedLoop()
+        let log = Log<String>()
+        let controller = ExclusivityController()
+        let q1 = DeviceQueue(loop: loop, exclusivity: controller)
+        let q2 = DeviceQueue(loop: loop, exclusivity: controller)
+        let holder = StepOperation("holder", loop: loop, log: log, finishAtOnce: false)
+        holder.addCondition(MutuallyExclusive<ExclusivityEdgeTests>())
+        let waiter = SelfFinishingOnCancel(loop: loop)
+        waiter.addCondition(MutuallyExclusive<ExclusivityEdgeTests>())
+        let later = StepOperation("later", loop: loop, log: log)
+        later.addCondition(MutuallyExclusive<ExclusivityEdgeTests>())
+        q1.addOperation(holder)
+        q2.addOperation(waiter)
+        q2.addOperation(later)
+        loop.run()
+        waiter.cancel()
+        loop.run()
+        #expect(waiter.error is DeviceGone)
+        #expect(controller.waitingCount == 1, "only `later` waits now: the waiter left the line")
+        holder.complete()
+        loop.run()
+        #expect(log.all == ["holder.execute", "holder.finish(ok)", "later.execute", "later.finish(ok)"])
+        #expect(controller.holder(of: "MutuallyExclusive<ExclusivityEdgeTests>") == nil)
+    }
+
+    @Test("a stand-alone operation uses its own exclusivityController")
+    func standaloneController() {
+        let loop = EmbeddedLoop()
+        let log = Log<String>()
+        let controller = ExclusivityController()
+        let a = StepOperation("a", loop: loop, log: log, finishAtOnce: false)
+        let b = StepOperation("b", loop: loop, log: log)
+        for op in [a, b] {
+            op.addCondition(MutuallyExclusive<ExclusivityEdgeTests>())
+            op.exclusivityController = controller
+            op.start()
+        }
+        loop.run()
+        #expect(log.all == ["a.execute"])
+        a.complete()
+        loop.run()
+        #expect(log.all == ["a.execute", "a.finish(ok)", "b.execute", "b.finish(ok)"])
+    }
+}
+
+/// Finishes itself with its own error when a cancellation reaches it.
+private final class SelfFinishingOnCancel: LoopOperation, @unchecked Sendable {  // @unchecked: no state of its own.
+    override func willCancel() { finish(error: DeviceGone()) }
+}

@@ -1,6 +1,7 @@
 import AccessoryTestSupport
 import IOLoop
 import Operations
+import Synchronization
 import Testing
 
 @Suite("DeviceQueue")
@@ -264,5 +265,49 @@ struct DeviceQueueTests {
         for p in producers { p.join() }
         #expect(waitUntil { onLoop.count == 1000 && queue.operationCount == 0 })
         #expect(onLoop.all.allSatisfy { $0 })
+    }
+}
+
+@Suite("DeviceQueue inbox races")
+struct DeviceQueueInboxTests {
+    /// The adder that finds the inbox empty queues the block that takes it in only after its
+    /// push. A second adder's operation, pushed meanwhile and cancelled at once, gets its
+    /// cancel-on-loop block queued before that block: cancel on loop must take the inbox in itself.
+    @Test("a cancel that reaches the loop before the inbox is taken in takes it in, in order, and finishes once")
+    func cancelOvertakesInboxDrain() throws {
+        let loop = try IOLoop.forCurrentThread(name: "inbox-race")
+        defer { loop.shutdown() }
+        let queue = DeviceQueue(loop: loop)
+        let log = Log<String>()
+        let delegate = RecordingDelegate(log: log)
+        queue.delegate = delegate
+        let x = StepOperation("x", loop: loop, log: log)
+        let y = StepOperation("y", loop: loop, log: log)
+        let pushed = Atomic<Bool>(false)
+        let release = Atomic<Bool>(false)
+        x._testsOnlyHooks = _OperationTestHooks(queueAfterPush: {
+            pushed.store(true, ordering: .releasing)
+            spinUntil(seconds: 10) { release.load(ordering: .acquiring) }
+        })
+        let first = OpsThread { queue.addOperation(x) }
+        #expect(spinUntil(seconds: 10) { pushed.load(ordering: .acquiring) })
+        let second = OpsThread {
+            queue.addOperation(y)
+            y.cancel()
+        }
+        second.join()
+        loop.run(until: loop.now + .milliseconds(20))
+        #expect(y.operationError == .cancelled)
+        #expect(!y.didExecute)
+        release.store(true, ordering: .releasing)
+        first.join()
+        loop.run(until: loop.now + .milliseconds(20))
+        #expect(
+            log.all == [
+                "didAdd(x)", "didAdd(y)", "y.willCancel", "y.finish(cancelled)", "didFinish(y)", "x.execute",
+                "x.finish(ok)", "didFinish(x)",
+            ]
+        )
+        #expect(queue.operationCount == 0)
     }
 }

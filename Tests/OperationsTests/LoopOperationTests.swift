@@ -197,8 +197,7 @@ struct LoopOperationTests {
 private final class Capture {}
 
 /// Ends with its own error when cancelled.
-private final class AbortingOperation: LoopOperation, @unchecked Sendable {
-    // @unchecked: no state of its own.
+private final class AbortingOperation: LoopOperation, @unchecked Sendable {  // @unchecked: no state of its own.
     override func execute() {}
     override func willCancel() { finish(error: DeviceGone()) }
 }

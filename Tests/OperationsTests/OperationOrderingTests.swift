@@ -330,8 +330,7 @@ struct OperationOrderingTests {
 
 /// For the race: finishes at once (mode 0), on the next loop turn (mode 1), or only by being
 /// cancelled (mode 2).
-private final class RaceOperation: LoopOperation, @unchecked Sendable {
-    // @unchecked: `mode` is set at init; the log is thread-safe.
+private final class RaceOperation: LoopOperation, @unchecked Sendable {  // @unchecked: `mode` is immutable.
     let mode: Int
     init(loop: any LoopScheduler, log: Log<String>, mode: Int) {
         self.mode = mode

@@ -91,8 +91,7 @@ struct FastRandom: RandomNumberGenerator {
 
 /// A test operation that logs its override points (and, through the test hooks, every step of
 /// the state machine) into one event log, and finishes only when told (or at once, if asked).
-final class ProbeOperation: LoopOperation, @unchecked Sendable {
-    // @unchecked: `finishInExecute` is set at init; the log is thread-safe.
+final class ProbeOperation: LoopOperation, @unchecked Sendable {  // @unchecked: immutable fields; the log is locked.
     let log: Log<String>
     let finishInExecute: Bool
 
@@ -118,8 +117,7 @@ final class ProbeOperation: LoopOperation, @unchecked Sendable {
 
 /// An operation that records when it executes and finishes (by name) and finishes when the
 /// test calls `complete()`, or at once.
-final class StepOperation: LoopOperation, @unchecked Sendable {
-    // @unchecked: `finishAtOnce` is set at init; the log is thread-safe.
+final class StepOperation: LoopOperation, @unchecked Sendable {  // @unchecked: immutable fields; the log is locked.
     let log: Log<String>
     let finishAtOnce: Bool
 

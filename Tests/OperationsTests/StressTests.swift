@@ -28,8 +28,7 @@ private final class QueueTrack: Sendable {
 
 /// Finishes at once, on the next loop turn, or after a short loop timer; aborts the timer when
 /// cancelled.
-private final class StressOperation: LoopOperation, @unchecked Sendable {
-    // @unchecked: `timer` is touched on the loop thread only; the rest is immutable or atomic.
+private final class StressOperation: LoopOperation, @unchecked Sendable {  // @unchecked: loop-confined + atomics.
     let sequence: Int
     let mode: Int
     let track: QueueTrack

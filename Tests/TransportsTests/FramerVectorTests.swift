@@ -8,9 +8,11 @@ import Transports
     @Test func lineDelimiterAndTerminatorAreSeparate() throws {
         var f = LineFramer(delimiter: Array("\r\n".utf8), terminator: Array("\r".utf8))
         #expect(try f.encode(Array("AT+CSQ".utf8)) == Array("AT+CSQ\r".utf8))
-        #expect(f.ingest(Array("\r\n+CSQ: 20,99\r\n\r\nOK\r\n".utf8)) == [
-            .frame([]), .frame(Array("+CSQ: 20,99".utf8)), .frame([]), .frame(Array("OK".utf8)),
-        ])
+        #expect(
+            f.ingest(Array("\r\n+CSQ: 20,99\r\n\r\nOK\r\n".utf8)) == [
+                .frame([]), .frame(Array("+CSQ: 20,99".utf8)), .frame([]), .frame(Array("OK".utf8)),
+            ]
+        )
         var quiet = LineFramer(dropsEmptyLines: true)
         #expect(quiet.ingest(Array("\r\nOK\r\n".utf8)) == [.frame(Array("OK".utf8))])
     }
@@ -49,12 +51,16 @@ import Transports
 
     @Test func slipBadEscapesAreDroppedUntilTheNextEnd() {
         var d = SLIPFramer()
-        #expect(d.ingest([0x41, 0xDB, 0x42, 0x43, 0xC0, 0x44, 0xC0]) == [
-            .dropped(.invalidEncoding("ESC followed by 0x42")), .frame([0x44]),
-        ])
-        #expect(d.ingest([0x41, 0xDB, 0xC0, 0x45, 0xC0]) == [
-            .dropped(.invalidEncoding("ESC followed by END")), .frame([0x45]),
-        ])
+        #expect(
+            d.ingest([0x41, 0xDB, 0x42, 0x43, 0xC0, 0x44, 0xC0]) == [
+                .dropped(.invalidEncoding("ESC followed by 0x42")), .frame([0x44]),
+            ]
+        )
+        #expect(
+            d.ingest([0x41, 0xDB, 0xC0, 0x45, 0xC0]) == [
+                .dropped(.invalidEncoding("ESC followed by END")), .frame([0x45]),
+            ]
+        )
     }
 
     @Test func slipEscapeSplitAcrossChunks() {
@@ -90,9 +96,11 @@ import Transports
 
     @Test func cobsBadCodesAreDroppedAndEmptyBlocksIgnored() throws {
         var d = COBSFramer()
-        #expect(d.ingest([0x00, 0x00, 0x05, 0x11, 0x00, 0x02, 0x22, 0x00]) == [
-            .dropped(.invalidEncoding("a code byte runs past the end of the frame")), .frame([0x22]),
-        ])
+        #expect(
+            d.ingest([0x00, 0x00, 0x05, 0x11, 0x00, 0x02, 0x22, 0x00]) == [
+                .dropped(.invalidEncoding("a code byte runs past the end of the frame")), .frame([0x22]),
+            ]
+        )
         #expect(try COBSFramer(leadingDelimiter: true).encode([0x11]) == [0x00, 0x02, 0x11, 0x00])
     }
 
@@ -100,21 +108,31 @@ import Transports
         // With a 254-byte limit a 256-byte block fits the encoded bound but decodes to 255 bytes.
         var d = COBSFramer(maxFrameSize: 254)
         #expect(d.maxEncodedSize == 256)
-        #expect(d.ingest([UInt8](repeating: 0x01, count: 256) + [0x00]) == [.dropped(.frameTooLarge(limit: 254, size: nil))])
+        #expect(
+            d.ingest([UInt8](repeating: 0x01, count: 256) + [0x00]) == [.dropped(.frameTooLarge(limit: 254, size: nil))]
+        )
         #expect(d.ingest([UInt8](repeating: 0x01, count: 255) + [0x00]) == [.frame([UInt8](repeating: 0, count: 254))])
-        #expect(d.ingest([UInt8](repeating: 0x01, count: 257) + [0x00]) == [.dropped(.frameTooLarge(limit: 254, size: nil))])
+        #expect(
+            d.ingest([UInt8](repeating: 0x01, count: 257) + [0x00]) == [.dropped(.frameTooLarge(limit: 254, size: nil))]
+        )
     }
 
     // MARK: - Length-prefixed
 
     @Test func lengthPrefixesInBothByteOrders() throws {
         let p = [UInt8](repeating: 0xAA, count: 258)
-        #expect(try LengthPrefixedFramer(prefixSize: 2, endianness: .big, maxFrameSize: 1000).encode(p).prefix(2) == [1, 2])
         #expect(
-            try LengthPrefixedFramer(prefixSize: 2, endianness: .little, maxFrameSize: 1000).encode(p).prefix(2) == [2, 1]
+            try LengthPrefixedFramer(prefixSize: 2, endianness: .big, maxFrameSize: 1000).encode(p).prefix(2) == [1, 2]
         )
         #expect(
-            try LengthPrefixedFramer(prefixSize: 4, endianness: .big, maxFrameSize: 1000).encode(p).prefix(4) == [0, 0, 1, 2]
+            try LengthPrefixedFramer(prefixSize: 2, endianness: .little, maxFrameSize: 1000).encode(p).prefix(2) == [
+                2, 1,
+            ]
+        )
+        #expect(
+            try LengthPrefixedFramer(prefixSize: 4, endianness: .big, maxFrameSize: 1000).encode(p).prefix(4) == [
+                0, 0, 1, 2,
+            ]
         )
         #expect(
             try LengthPrefixedFramer(prefixSize: 4, endianness: .little, maxFrameSize: 1000).encode(p).prefix(4)
@@ -140,9 +158,11 @@ import Transports
 
     @Test func anOversizeFrameIsSkippedExactly() {
         var d = LengthPrefixedFramer(prefixSize: 1, maxFrameSize: 4)
-        #expect(d.ingest([6, 1, 2, 3, 4, 5, 6, 2, 0xAB, 0xCD]) == [
-            .dropped(.frameTooLarge(limit: 4, size: 6)), .frame([0xAB, 0xCD]),
-        ])
+        #expect(
+            d.ingest([6, 1, 2, 3, 4, 5, 6, 2, 0xAB, 0xCD]) == [
+                .dropped(.frameTooLarge(limit: 4, size: 6)), .frame([0xAB, 0xCD]),
+            ]
+        )
     }
 
     // MARK: - Errors read well

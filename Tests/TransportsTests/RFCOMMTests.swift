@@ -1,6 +1,5 @@
 import Glibc
 import IOLoop
-import Synchronization
 import SystemCalls
 import Testing
 import Transports
@@ -33,7 +32,9 @@ import Transports
         #expect(try RFCOMMEndpoint(address: a, channel: 1).channel == 1)
         #expect(try RFCOMMEndpoint(address: a, channel: 30).channel == 30)
         for bad in [0, 31, -1, 256] {
-            #expect(throws: TransportError.invalidRFCOMMChannel(bad)) { _ = try RFCOMMEndpoint(address: a, channel: bad) }
+            #expect(throws: TransportError.invalidRFCOMMChannel(bad)) {
+                _ = try RFCOMMEndpoint(address: a, channel: bad)
+            }
         }
         #expect(TransportError.invalidRFCOMMChannel(31).description == "RFCOMM channel 31 is out of range (1–30)")
     }
@@ -174,7 +175,9 @@ import Transports
         defer { try? FileIO.unlink(path) }
         try Socket.listen(listener.raw)
         let driver = RFCOMMSocketDriver(
-            makeSocket: { () throws(SyscallError) in try Socket.socket(domain: AF_UNIX, type: Int32(SOCK_STREAM.rawValue)) },
+            makeSocket: { () throws(SyscallError) in
+                try Socket.socket(domain: AF_UNIX, type: Int32(SOCK_STREAM.rawValue))
+            },
             connect: { fd, _ throws(SyscallError) in try Socket.connect(fd, .path(path)) }
         )
         var result: Result<StreamChannel, TransportError>?
@@ -255,7 +258,7 @@ import Transports
 /// Socketpairs made by a stand-in driver: the connector gets one end, the test keeps the other
 /// (as a raw number, closed at the end). Any thread.
 final class PeerList: Sendable {
-    private let peers = Mutex<[CInt]>([])
+    private let peers = Locked<[CInt]>([])
 
     var last: CInt? { peers.withLock { $0.last } }
 

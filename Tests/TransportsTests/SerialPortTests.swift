@@ -61,11 +61,21 @@ import Transports
         // Linux ptys force CS8 and clear PARENB: the read-back must notice.
         let requested = SerialSettings(baudRate: 9600, dataBits: .seven, parity: .even)
         #expect(
-            throws: TransportError.settingsMismatch(path: pty.slavePath, setting: "data bits", requested: "7", actual: "8")
+            throws: TransportError.settingsMismatch(
+                path: pty.slavePath,
+                setting: "data bits",
+                requested: "7",
+                actual: "8"
+            )
         ) {
             _ = try SerialPort.open(path: pty.slavePath, settings: requested, on: loop)
         }
-        let error = TransportError.settingsMismatch(path: "/dev/ttyS0", setting: "parity", requested: "even", actual: "none")
+        let error = TransportError.settingsMismatch(
+            path: "/dev/ttyS0",
+            setting: "parity",
+            requested: "even",
+            actual: "none"
+        )
         #expect(error.description == "/dev/ttyS0 did not accept parity even: the device reports none")
         // The failed open released the device: a plain open works.
         let port = try SerialPort.open(path: pty.slavePath, settings: SerialSettings(), on: loop)
@@ -127,7 +137,10 @@ import Transports
             """
         let asNobody = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", python, "-c", script]
         let before = runProgram(asNobody + [pty.slavePath])
-        try #require(before?.output.contains("opened") == true, "helper could not open the pty: \(String(describing: before))")
+        try #require(
+            before?.output.contains("opened") == true,
+            "helper could not open the pty: \(String(describing: before))"
+        )
 
         let port = try SerialPort.open(path: pty.slavePath, settings: SerialSettings(), on: loop)
         let during = runProgram(asNobody + [pty.slavePath])

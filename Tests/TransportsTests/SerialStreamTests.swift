@@ -151,7 +151,10 @@ import Transports
         let counter = IterationCounter(f.loop)
         spin(f.loop, for: .milliseconds(300))
         #expect(f.gone.count == 1)
-        #expect(f.gone.first == .endOfFile || f.gone.first == .hangup || f.gone.first == .failed(SyscallError(.read, .ioError)))
+        #expect(
+            f.gone.first == .endOfFile || f.gone.first == .hangup
+                || f.gone.first == .failed(SyscallError(.read, .ioError))
+        )
         #expect(counter.count <= 5, "the loop must sleep once the device is gone (\(counter.count) iterations)")
         #expect(f.channel.fileDescriptor == nil)
         #expect(throws: TransportError.closed) { try f.channel.write([1]) }

@@ -46,7 +46,9 @@ import Transports
         // Bytes arriving within the gap, however chunked, make the same frames.
         var rng = SeededGenerator(seed: 77)
         for _ in 0..<200 {
-            let bursts = (0..<Int.random(in: 1...5, using: &rng)).map { _ in rng.bytes(Int.random(in: 1...40, using: &rng)) }
+            let bursts = (0..<Int.random(in: 1...5, using: &rng)).map { _ in
+                rng.bytes(Int.random(in: 1...40, using: &rng))
+            }
             var f = IdleGapFramer(gap: .milliseconds(10), maxFrameSize: 64)
             var events: [FramerEvent] = []
             var now = at(0)
@@ -100,9 +102,11 @@ import Transports
 
     @Test func aSkipOfAHugeClaimEndsOnSilence() {
         var f = LengthPrefixedFramer(prefixSize: 4, maxFrameSize: 64, resyncAfterIdle: .milliseconds(20))
-        #expect(f.ingest([0x7F, 0xFF, 0xFF, 0xFF, 1, 2, 3], at: at(0)) == [
-            .dropped(.frameTooLarge(limit: 64, size: 0x7FFF_FFFF))
-        ])
+        #expect(
+            f.ingest([0x7F, 0xFF, 0xFF, 0xFF, 1, 2, 3], at: at(0)) == [
+                .dropped(.frameTooLarge(limit: 64, size: 0x7FFF_FFFF))
+            ]
+        )
         #expect(f.flush(at: at(20)).isEmpty, "already reported")
         #expect(f.ingest([0, 0, 0, 1, 0x55], at: at(30)) == [.frame([0x55])])
     }

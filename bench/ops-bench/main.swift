@@ -35,8 +35,7 @@ final class Finisher: Sendable {
 // MARK: - Our operations
 
 /// The lightest operation: a subclass that finishes inside execute().
-final class ImmediateOperation: LoopOperation, @unchecked Sendable {
-    // @unchecked: no state of its own besides an immutable reference to a Sendable counter.
+final class ImmediateOperation: LoopOperation, @unchecked Sendable {  // @unchecked: only an immutable Sendable field.
     let finisher: Finisher
     init(loop: IOLoop, finisher: Finisher) {
         self.finisher = finisher
@@ -82,8 +81,7 @@ func runDeviceQueue(loop: IOLoop, blocks: Bool, batch: Int) -> Double {
 // MARK: - Foundation
 
 /// An asynchronous Foundation operation that finishes on the loop thread.
-final class LoopHoppingOperation: Operation, @unchecked Sendable {
-    // @unchecked: `flags` is a Mutex; `loop` and `finisher` are immutable.
+final class LoopHoppingOperation: Operation, @unchecked Sendable {  // @unchecked: `flags` is a Mutex.
     let loop: IOLoop
     let finisher: Finisher
     private let flags = Mutex((executing: false, finished: false))

@@ -8,7 +8,7 @@ import IOLoop
 /// Empty blocks (two zeros in a row) are ignored, so a sender may delimit frames on both sides
 /// (``leadingDelimiter``) to cut off line noise before a frame.
 ///
-/// A value: use it from one thread at a time.
+/// Any thread (a value; one owner at a time).
 public struct COBSFramer: Framer {
     public let maxFrameSize: Int
     /// Whether ``encode(_:)`` also puts a zero before each frame.

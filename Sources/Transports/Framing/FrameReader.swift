@@ -42,7 +42,7 @@ public final class FrameReader: @unchecked Sendable {  // @unchecked: all mutabl
         channel.onBytes = { [weak self] bytes in self?.receive(bytes) }
     }
 
-    /// Wraps a payload for sending with this reader's framing. Any thread that owns the reader.
+    /// Wraps a payload for sending with this reader's framing. Loop thread only.
     public func encode(_ payload: [UInt8]) throws(FramingError) -> [UInt8] {
         try framer.encode(payload)
     }

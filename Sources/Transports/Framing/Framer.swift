@@ -44,7 +44,7 @@ public enum FramingError: Error, Sendable, Equatable, CustomStringConvertible {
 /// from a loop. Every framer has a ``maxFrameSize``: past it the frame is skipped and reported as
 /// ``FramerEvent/dropped(_:)``, memory stays bounded by the limit, and decoding resynchronises.
 ///
-/// A value: use it from one thread at a time.
+/// Any thread (a value; one owner at a time).
 public protocol Framer: Sendable {
     /// The largest payload decoded or encoded.
     var maxFrameSize: Int { get }

@@ -10,7 +10,7 @@ import IOLoop
 /// past ``maxFrameSize`` is reported once and skipped until the next silence.
 /// Outbound payloads are sent unchanged.
 ///
-/// A value: use it from one thread at a time.
+/// Any thread (a value; one owner at a time).
 public struct IdleGapFramer: Framer {
     public let gap: Duration
     public let maxFrameSize: Int

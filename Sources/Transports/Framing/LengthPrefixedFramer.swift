@@ -9,7 +9,7 @@ import IOLoop
 /// skip) abandons it and the next byte is read as a new prefix: the usual way such devices
 /// resynchronise.
 ///
-/// A value: use it from one thread at a time.
+/// Any thread (a value; one owner at a time).
 public struct LengthPrefixedFramer: Framer {
     public enum Endianness: String, Sendable, Hashable {
         case big, little

@@ -7,7 +7,7 @@ import IOLoop
 /// buffer never holds more than the limit plus the delimiter. With `dropsEmptyLines`, the empty
 /// lines of `\r\nOK\r\n`-style replies are not reported.
 ///
-/// A value: use it from one thread at a time.
+/// Any thread (a value; one owner at a time).
 public struct LineFramer: Framer {
     public let delimiter: [UInt8]
     public let terminator: [UInt8]

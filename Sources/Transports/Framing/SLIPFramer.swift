@@ -7,7 +7,7 @@ import IOLoop
 /// empty frame, which the decoder ignores). A bad escape or an oversize frame is reported once and
 /// skipped up to the next `END`. SLIP cannot carry an empty payload: it is sent, and ignored.
 ///
-/// A value: use it from one thread at a time.
+/// Any thread (a value; one owner at a time).
 public struct SLIPFramer: Framer {
     public static let end: UInt8 = 0xC0
     public static let esc: UInt8 = 0xDB

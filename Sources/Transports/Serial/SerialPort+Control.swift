@@ -4,7 +4,7 @@ import SystemCalls
 /// Modem lines, break, flush and drain. Each says ``ControlOutcome/unsupported`` where the
 /// device has no such control (`ENOTTY`, as on ptys), and throws only for real failures.
 /// Timed operations never block the loop: they use loop timers and complete on a later
-/// iteration (never from inside the call).
+/// iteration (never from inside the call). Loop thread only.
 extension SerialPort {
     /// Asserts (`true`) or de-asserts `lines` (DTR and/or RTS). Loop thread only.
     @discardableResult
@@ -20,7 +20,7 @@ extension SerialPort {
         let fd = try openDescriptor()
         do {
             return .lines(ModemLines(rawValue: try Termios.modemLines(fd).rawValue))
-        } catch where error.errno == .inappropriateIOCTLForDevice {
+        } catch  where error.errno == .inappropriateIOCTLForDevice {
             return .unsupported
         } catch {
             throw .system(context: "cannot read the modem lines of \(path)", error)
@@ -96,7 +96,7 @@ extension SerialPort {
         if channel.queuedOutboundBytes == 0 {
             do {
                 if try Termios.outputQueued(fd) == 0 { return later(.success(.done), completion) }
-            } catch where error.errno == .inappropriateIOCTLForDevice {
+            } catch  where error.errno == .inappropriateIOCTLForDevice {
                 return later(.success(.unsupported), completion)
             } catch {
                 return later(.failure(.system(context: "cannot read the output queue of \(path)", error)), completion)
@@ -124,7 +124,7 @@ extension SerialPort {
         do {
             try body()
             return .done
-        } catch where error.errno == .inappropriateIOCTLForDevice {
+        } catch  where error.errno == .inappropriateIOCTLForDevice {
             return .unsupported
         } catch {
             throw .system(context: "cannot \(what) on \(path)", error)

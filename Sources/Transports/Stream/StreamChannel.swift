@@ -45,14 +45,14 @@ public final class StreamChannel: @unchecked Sendable {  // @unchecked: all muta
     public var onDrained: (() -> Void)?
 
     /// Bytes read and written so far (for status reports).
-    public private(set) var bytesRead: UInt64 = 0
-    public private(set) var bytesWritten: UInt64 = 0
+    public internal(set) var bytesRead: UInt64 = 0
+    public internal(set) var bytesWritten: UInt64 = 0
 
     var state = State.open
-    private var source: FDSource?
-    private var outbound = OutboundQueue()
-    private let readBuffer: UnsafeMutableRawBufferPointer
-    private var readingPaused = false
+    var source: FDSource?
+    var outbound = OutboundQueue()
+    let readBuffer: UnsafeMutableRawBufferPointer
+    var readingPaused = false
 
     /// Reads per readiness event before the loop gets to do other work.
     static let maxReadsPerEvent = 16
@@ -140,10 +140,10 @@ public final class StreamChannel: @unchecked Sendable {  // @unchecked: all muta
             while offset < bytes.count {
                 let result = bytes.withUnsafeBytes { writeRaw(UnsafeRawBufferPointer(rebasing: $0[offset...])) }
                 switch result {
-                case .success(.processed(let n)):
+                case .success(.processed(let n)) where n > 0:
                     offset += n
                     bytesWritten += UInt64(n)
-                case .success(.wouldBlock):
+                case .success:  // EAGAIN (or a zero-byte write): wait for readiness
                     outbound.append(bytes, from: offset)
                     updateInterest()
                     return
@@ -173,108 +173,6 @@ public final class StreamChannel: @unchecked Sendable {  // @unchecked: all muta
         if state == .open { teardown() }
         state = .closed
         releaseCallbacks()
-    }
-
-    // MARK: - Events
-
-    private func handle(_ events: FDEvents) {
-        guard state == .open else { return }
-        let hungUp = !events.isDisjoint(with: [.hangup, .error])
-        var readOutcome = ReadOutcome.notAttempted
-        if events.contains(.readable) || hungUp {
-            readOutcome = readAvailable(force: hungUp)
-            guard state == .open else { return }
-        }
-        if events.contains(.writable) {
-            flushOutbound()
-            guard state == .open else { return }
-        }
-        if hungUp && readOutcome != .limitReached {
-            // Nothing more to read and the kernel says the line is down: the device is gone.
-            // (With the read limit reached there is still data; the level-triggered hang-up
-            // comes back on the next iteration.)
-            becomeGone(pendingSocketError() ?? .hangup, deliverLater: false)
-        }
-    }
-
-    enum ReadOutcome {
-        case notAttempted, drained, limitReached, ended
-    }
-
-    /// Reads until `EAGAIN`, end of file, an error, or the per-event limit.
-    private func readAvailable(force: Bool) -> ReadOutcome {
-        if readingPaused && !force { return .notAttempted }
-        for _ in 0..<StreamChannel.maxReadsPerEvent {
-            guard let fd = source?.fd else { return .ended }
-            let result: IOResult<Int>
-            do {
-                result = try FileIO.read(fd, into: readBuffer)
-            } catch {
-                becomeGone(.failed(error), deliverLater: false)
-                return .ended
-            }
-            switch result {
-            case .wouldBlock:
-                return .drained
-            case .processed(0):
-                becomeGone(.endOfFile, deliverLater: false)
-                return .ended
-            case .processed(let n):
-                bytesRead += UInt64(n)
-                let chunk = [UInt8](UnsafeRawBufferPointer(rebasing: readBuffer[0..<n]))
-                onBytes?(chunk)
-                guard state == .open else { return .ended }
-                if readingPaused && !force { return .drained }
-            }
-        }
-        return .limitReached
-    }
-
-    /// Writes queued bytes until the queue is empty or the kernel pushes back.
-    private func flushOutbound() {
-        let hadBytes = !outbound.isEmpty
-        while !outbound.isEmpty {
-            guard let result = outbound.withHead({ writeRaw($0) }) else { break }
-            switch result {
-            case .success(.processed(let n)):
-                outbound.consume(n)
-                bytesWritten += UInt64(n)
-            case .success(.wouldBlock):
-                updateInterest()
-                return
-            case .failure(let error):
-                becomeGone(.failed(error), deliverLater: false)
-                return
-            }
-        }
-        updateInterest()
-        if hadBytes { onDrained?() }
-    }
-
-    private func writeRaw(_ buffer: UnsafeRawBufferPointer) -> Result<IOResult<Int>, SyscallError> {
-        guard let fd = source?.fd else { return .success(.wouldBlock) }
-        do {
-            switch kind {
-            case .file: return .success(try FileIO.write(fd, from: buffer))
-            case .socket: return .success(try Socket.send(fd, from: buffer))
-            }
-        } catch {
-            return .failure(error)
-        }
-    }
-
-    private func updateInterest() {
-        guard let source, source.isValid else { return }
-        var interest: FDInterest = readingPaused ? [] : .readable
-        if !outbound.isEmpty { interest.insert(.writable) }
-        source.setInterest(interest)
-    }
-
-    /// For a socket, the error behind `EPOLLERR` (`SO_ERROR`), when there is one.
-    private func pendingSocketError() -> GoneReason? {
-        guard kind == .socket, let fd = source?.fd else { return nil }
-        guard let errno = try? Socket.pendingError(fd) else { return nil }
-        return .failed(SyscallError(.recv, errno))
     }
 
     // MARK: - Ending

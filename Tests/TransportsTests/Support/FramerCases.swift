@@ -21,13 +21,15 @@ struct FramerCase: Sendable, CustomStringConvertible {
     /// Random bytes drawn mostly from `special`, the bytes that matter to the framing.
     static func biased(_ rng: inout SeededGenerator, count: Int, special: [UInt8]) -> [UInt8] {
         (0..<count).map { _ in
-            Int.random(in: 0..<3, using: &rng) == 0 ? UInt8.random(in: 0...255, using: &rng) : special.randomElement(using: &rng)!
+            Int.random(in: 0..<3, using: &rng) == 0
+                ? UInt8.random(in: 0...255, using: &rng) : special.randomElement(using: &rng)!
         }
     }
 
     static func randomLength(_ rng: inout SeededGenerator, _ lower: Int, _ limit: Int) -> Int {
         // Short payloads most of the time, sometimes up to the limit.
-        Int.random(in: 0..<4, using: &rng) == 0 ? Int.random(in: lower...limit, using: &rng)
+        Int.random(in: 0..<4, using: &rng) == 0
+            ? Int.random(in: lower...limit, using: &rng)
             : Int.random(in: lower...Swift.min(limit, lower + 16), using: &rng)
     }
 
@@ -70,7 +72,9 @@ struct FramerCase: Sendable, CustomStringConvertible {
                 clean(biased(&rng, count: randomLength(&rng, 0, limit), special: special))
             },
             oversize: { [UInt8](repeating: 0x61, count: max + 10) + delimiter },
-            garbage: { rng in clean(biased(&rng, count: Int.random(in: 0...20, using: &rng), special: special)) + delimiter }
+            garbage: { rng in
+                clean(biased(&rng, count: Int.random(in: 0...20, using: &rng), special: special)) + delimiter
+            }
         )
     }
 

@@ -35,7 +35,9 @@ func runProgram(_ argv: [String], seconds: Double = 10) -> (status: Int32, outpu
     posix_spawn_file_actions_adddup2(&actions, fds[1], 1)
     posix_spawn_file_actions_adddup2(&actions, fds[1], 2)
     let cArgs = argv.map { strdup($0) }
-    defer { cArgs.forEach { free($0) } }
+    defer {
+        for p in cArgs { free(p) }
+    }
     var argvC: [UnsafeMutablePointer<CChar>?] = cArgs + [nil]
     var pid: pid_t = 0
     let rc = posix_spawnp(&pid, argv[0], &actions, nil, &argvC, environ)
