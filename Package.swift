@@ -51,7 +51,7 @@ let package = Package(
         // SerialPort, RFCOMMSocket and the framers (DESIGN.md §5).
         .target(name: "Transports", dependencies: ["IOLoop", "SystemCalls", "CAccessoryShims"], swiftSettings: strict),
         // Typed configuration decoded from YAML, and the JSON-RPC control protocol's messages.
-        .target(name: "AccessoryConfig", dependencies: ["Yams"], swiftSettings: strict),
+        .target(name: "AccessoryConfig", dependencies: ["Yams", "ControlProtocol"], swiftSettings: strict),
         .target(name: "ControlProtocol", swiftSettings: strict),
         // Simulated accessories on pseudo-terminals (library, so tests can run them in-process).
         .target(
@@ -111,6 +111,12 @@ let package = Package(
             path: "bench/serial-bench",
             swiftSettings: strict
         ),
+        .executableTarget(
+            name: "rtt-bench",
+            dependencies: ["ControlProtocol", "SystemCalls"],
+            path: "bench/rtt-bench",
+            swiftSettings: strict
+        ),
         .target(
             name: "AccessoryTestSupport",
             dependencies: ["IOLoop", "SystemCalls"],
@@ -162,6 +168,11 @@ let package = Package(
         .testTarget(
             name: "IOLoopTests",
             dependencies: ["IOLoop", "SystemCalls", "AccessoryTestSupport"],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "IntegrationTests",
+            dependencies: ["ControlProtocol", "SystemCalls", "AccessoryTestSupport"],
             swiftSettings: strict
         ),
     ]

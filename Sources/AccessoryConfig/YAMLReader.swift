@@ -104,7 +104,7 @@ struct MappingReader {
             }
             firstLines[key] = keyNode.line
             guard accepted.contains(key) else {
-                let hint = Suggestion.hint(for: key, among: accepted)
+                let hint = ConfigSuggestion.hint(for: key, among: accepted)
                 context.error(
                     KeyPath.child(path, key),
                     line: keyNode.line,
@@ -193,7 +193,7 @@ struct MappingReader {
         let names = T.allCases.map(\.rawValue)
         guard case .scalar(let scalar) = node, let value = T(rawValue: scalar.string) else {
             var hint = ""
-            if case .scalar(let scalar) = node { hint = Suggestion.hint(for: scalar.string, among: names) }
+            if case .scalar(let scalar) = node { hint = ConfigSuggestion.hint(for: scalar.string, among: names) }
             error(key, "expected one of \(names.joined(separator: ", ")), got \(node.shown)\(hint)")
             return nil
         }

@@ -91,8 +91,10 @@ extension Accessory {
         self.reader = reader
         channel.onBytes = { [unowned self, unowned reader] bytes in
             counters.bytesIn += UInt64(bytes.count)
-            if resync != nil {
+            if let r = resync {
                 noteResyncBytes()
+                // While an abandoned answer is awaited, frame it to see where it ends.
+                if r.awaitingResponseUntil != nil { reader.receive(bytes) }
                 return
             }
             reader.receive(bytes)

@@ -91,7 +91,10 @@ public final class Accessory: @unchecked Sendable {  // @unchecked: all mutable 
     /// Called by the frame reader for each complete inbound frame.
     func didReceive(frame: [UInt8]) {
         counters.framesIn += 1
-        if resync != nil { return }  // Late bytes of an abandoned transaction: discarded.
+        if resync != nil {  // Late bytes of an abandoned transaction: discarded.
+            resyncDiscarded(frame: frame)
+            return
+        }
         if !unsolicitedPatterns.isEmpty, matchesAny(unsolicitedPatterns, frame) {
             deliverUnsolicited(frame)
             return

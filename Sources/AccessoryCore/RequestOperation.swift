@@ -133,7 +133,16 @@ final class RequestOperation: LoopOperation, @unchecked Sendable {  // @unchecke
         return expired || super.needsResync
     }
 
+    /// Set when a `transact` is cancelled after sending its frame, before its response completed
+    /// (an explicit `cancel`, or its client left): the instant that response was due. The
+    /// accessory's resync discards it, waiting for it until then, so that it is never handed to
+    /// the next request. Device loop only.
+    private(set) var abandonedResponseDue: LoopInstant?
+
     override func willCancel() {
+        if case .transact = kind, let startedAt, !expired {
+            abandonedResponseDue = startedAt + responseTimeout
+        }
         timer?.cancel()
         timer = nil
     }

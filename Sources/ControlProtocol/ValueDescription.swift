@@ -28,12 +28,13 @@ enum ValueDescription {
     }
 }
 
-/// "Did you mean …?" for unknown names: the closest candidate within a small edit distance.
+/// "Did you mean …?" for unknown names: the closest candidate within a small edit distance. Used
+/// for unknown methods and params here, and for unknown configuration keys in AccessoryConfig.
 ///
 /// Threading: stateless. Any thread.
-enum Suggestion {
+public enum Suggestion {
     /// The candidate closest to `name` if it is close enough to be a likely typo.
-    static func closest(to name: String, among candidates: some Sequence<String>) -> String? {
+    public static func closest(to name: String, among candidates: some Sequence<String>) -> String? {
         let source = Array(name.utf8.prefix(64))
         var best: (candidate: String, distance: Int)? = nil
         for candidate in candidates {

@@ -1,0 +1,97 @@
+import ControlProtocol
+import Glibc
+import SystemCalls
+import Testing
+
+/// Per-accessory access (`access: {users: [0]}`) enforced from `SO_PEERCRED`: a client running
+/// as uid 65534 (through `setpriv`) gets 1006 and does not see the accessory in `devices.list`.
+///
+/// Threading: the test's thread; it owns the daemon, the simulators and the client child.
+@Suite struct PermissionTests {
+    static let setpriv = "/usr/bin/setpriv"
+    static let python = "/usr/bin/python3"
+
+    static var unavailableReason: String? {
+        if getuid() != 0 { return "running a client as another uid with setpriv needs root" }
+        if access(setpriv, X_OK) != 0 { return "\(setpriv) is not installed" }
+        if access(python, X_OK) != 0 { return "\(python) is not installed" }
+        return nil
+    }
+
+    /// Sends each argument after the socket path as one request line and prints each reply line.
+    static let clientScript = """
+        import socket, sys
+        s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        s.settimeout(10)
+        s.connect(sys.argv[1])
+        f = s.makefile("rwb")
+        for line in sys.argv[2:]:
+            f.write(line.encode() + b"\\n")
+            f.flush()
+            sys.stdout.write(f.readline().decode())
+        sys.stdout.flush()
+        """
+
+    @Test(.enabled(if: unavailableReason == nil, "\(unavailableReason ?? "")"))
+    func anotherUserIsDeniedAndDoesNotSeeTheAccessory() throws {
+        let s = try Scenario()
+        defer { s.finish() }
+        try s.simulator("open")
+        try s.simulator("secret")
+        try s.startDaemon(accessories: [
+            s.lineAccessory("open"),
+            s.lineAccessory("secret", "access: {users: [0]}"),
+        ])
+
+        let requests: [(String, JSONValue?)] = [
+            ("devices.list", nil),
+            ("transact", Params.transfer("secret", "let me in")),
+            ("device.status", Params.device("secret")),
+            ("write", Params.transfer("secret", "x")),
+            ("lock", Params.device("secret")),
+            ("subscribe", Params.device("secret")),
+            ("transact", Params.transfer("open", "allowed")),
+        ]
+        let lines = requests.enumerated().map { index, request in
+            String(
+                decoding: RPCClient.requestLine(id: .int(Int64(index)), method: request.0, params: request.1)
+                    .dropLast(),
+                as: UTF8.self
+            )
+        }
+        let child = try ChildRun(
+            label: "client as uid 65534",
+            executable: Self.setpriv,
+            arguments: [
+                "--reuid=65534", "--regid=65534", "--clear-groups", Self.python, "-c", Self.clientScript, s.socketPath,
+            ] + lines,
+            stdoutPath: s.directory.file("nobody.out"),
+            stderrPath: s.directory.file("nobody.err")
+        )
+        let ended = child.wait(seconds: 20)
+        if ended == nil { child.kill() }
+        #expect(ended == .exited(0), "client: \(child.stderr)")
+        let responses = try child.stdout.split(separator: "\n").map { line -> Response in
+            guard case .response(let r) = try ServerMessage.decode(Array(line.utf8)) else {
+                throw HarnessError("not a response: \(line)")
+            }
+            return r
+        }
+        try #require(responses.count == requests.count, "replies: \(child.stdout)")
+
+        let visible = responses[0].result?["devices"]?.arrayValue?.compactMap { $0["name"]?.stringValue }
+        #expect(visible == ["open"])
+        for r in responses[1...5] {
+            #expect(r.code == 1006, "\(r)")
+            #expect(r.error?.message.contains("secret") == true)
+        }
+        #expect(responses[6].frameTexts == ["allowed"])
+
+        // Root (this test) sees and uses both.
+        let root = try s.connect()
+        let names = try root.result("devices.list")["devices"]?.arrayValue?.compactMap { $0["name"]?.stringValue }
+        #expect(names == ["open", "secret"])
+        #expect(try root.call("transact", Params.transfer("secret", "root")).frameTexts == ["root"])
+        root.close()
+    }
+}

@@ -1,0 +1,141 @@
+import AccessoryTestSupport
+import Glibc
+import SystemCalls
+
+/// A child process this test started: its stdout and stderr go to files, it is signalled and
+/// reaped by its pid only (never by name).
+///
+/// Threading: the test's thread (the one that started it).
+final class ChildRun {
+    let label: String
+    let pid: pid_t
+    let stdoutPath: String
+    let stderrPath: String
+    private(set) var termination: ChildProcess.Termination?
+
+    init(label: String, executable: String, arguments: [String], stdoutPath: String, stderrPath: String) throws {
+        self.label = label
+        self.stdoutPath = stdoutPath
+        self.stderrPath = stderrPath
+        let input = try FileIO.open("/dev/null", flags: O_RDONLY)
+        // Appending, so that stdout and stderr may share one file without overwriting each other.
+        let output = try FileIO.open(stdoutPath, flags: O_WRONLY | O_CREAT | O_TRUNC | O_APPEND, mode: 0o644)
+        let errors = try FileIO.open(stderrPath, flags: O_WRONLY | O_CREAT | O_APPEND, mode: 0o644)
+        pid = try ChildProcess.launch(
+            executable,
+            arguments: arguments,
+            standardInput: input.rawValue,
+            standardOutput: output.rawValue,
+            standardError: errors.rawValue
+        )
+        input.close()
+        output.close()
+        errors.close()
+    }
+
+    var stdout: String { TemporaryDirectory.contents(of: stdoutPath) }
+    var stderr: String { TemporaryDirectory.contents(of: stderrPath) }
+
+    /// Reaps the child if it has ended; returns how it ended, or nil while it runs.
+    @discardableResult
+    func poll() -> ChildProcess.Termination? {
+        if termination == nil, let ended = try? ChildProcess.wait(pid, block: false) { termination = ended }
+        return termination
+    }
+
+    var isRunning: Bool { poll() == nil }
+
+    /// Waits (bounded) for the child to end by itself.
+    func wait(seconds: Double) -> ChildProcess.Termination? {
+        let deadline = Deadline(seconds: seconds)
+        while poll() == nil && !deadline.hasPassed { usleep(2_000) }
+        return poll()
+    }
+
+    /// Sends SIGTERM and waits (bounded) for the child to end. Returns how it ended, or nil if it
+    /// is still running after `seconds`.
+    func terminate(seconds: Double = 10) -> ChildProcess.Termination? {
+        if poll() == nil { try? ChildProcess.signal(pid, SIGTERM) }
+        return wait(seconds: seconds)
+    }
+
+    /// Last resort: SIGKILL and reap (no-op if it has already been reaped).
+    func kill() {
+        guard poll() == nil else { return }
+        try? ChildProcess.signal(pid, SIGKILL)
+        if let ended = try? ChildProcess.wait(pid, block: true) { termination = ended }
+    }
+}
+
+/// An `accessory-sim` child serving one simulated accessory on a pty, published as a symbolic
+/// link (`--link`) in the test's folder.
+///
+/// Threading: the test's thread.
+final class SimulatorRun {
+    let name: String
+    let link: String
+    let child: ChildRun
+
+    /// Starts it and waits (bounded) for its `READY <name> <path>` line.
+    init(name: String, arguments: [String], in directory: TemporaryDirectory) throws {
+        self.name = name
+        link = directory.file(name)
+        child = try ChildRun(
+            label: "accessory-sim \(name)",
+            executable: try BuiltProducts.simulator(),
+            arguments: ["--name", name, "--link", link] + arguments,
+            stdoutPath: directory.file("sim-\(name).out"),
+            stderrPath: directory.file("sim-\(name).err")
+        )
+        let deadline = Deadline(seconds: 15)
+        while !child.stdout.contains("READY \(name) ") {
+            if let ended = child.poll() {
+                throw HarnessError("accessory-sim \(name) ended (\(ended)) before READY: \(child.stderr)")
+            }
+            if deadline.hasPassed {
+                child.kill()
+                throw HarnessError("accessory-sim \(name) printed no READY line within 15 s: \(child.stderr)")
+            }
+            usleep(2_000)
+        }
+    }
+}
+
+/// An `accessoryd` child started on a configuration file; its stdout and stderr (the log) go to
+/// `accessoryd.log` in the test's folder.
+///
+/// Threading: the test's thread.
+final class DaemonRun {
+    let child: ChildRun
+    let socketPath: String
+
+    /// Starts the daemon and waits (bounded) until its socket accepts a connection.
+    init(configPath: String, socketPath: String, in directory: TemporaryDirectory) throws {
+        self.socketPath = socketPath
+        child = try ChildRun(
+            label: "accessoryd",
+            executable: try BuiltProducts.daemon(),
+            arguments: ["--config", configPath, "--runtime-dir", directory.path],
+            stdoutPath: directory.file("accessoryd.log"),
+            stderrPath: directory.file("accessoryd.log")
+        )
+        let deadline = Deadline(seconds: 15)
+        while true {
+            if let fd = try? Socket.connectedUnixStream(to: .path(socketPath)) {
+                fd.close()
+                return
+            }
+            if let ended = child.poll() {
+                throw HarnessError("accessoryd ended (\(ended)) before listening; its log:\n\(log)")
+            }
+            if deadline.hasPassed {
+                child.kill()
+                throw HarnessError("accessoryd did not listen on \(socketPath) within 15 s; its log:\n\(log)")
+            }
+            usleep(5_000)
+        }
+    }
+
+    var pid: pid_t { child.pid }
+    var log: String { child.stdout }
+}
