@@ -18,34 +18,10 @@ struct Transact: ConnectionCommand {
 
     @OptionGroup var global: GlobalOptions
 
-    @Argument(help: "The accessory's name.", completion: DeviceCompletion.kind)
-    var device: String
-
-    @Argument(help: "The frame to send: text, or bytes with --hex or --base64.")
-    var data: String
-
-    @OptionGroup var payload: PayloadOptions
-
-    @Option(
-        help: ArgumentHelp("How long the exchange may take once it starts (default: the accessory's).", valueName: "ms")
-    )
-    var timeout: Int64?
-
-    @Option(help: ArgumentHelp("How long to wait for its turn before failing (default: no limit).", valueName: "ms"))
-    var wait: Int64?
-
-    func validate() throws {
-        _ = try payload.bytes(data)
-        try Milliseconds.check(timeout, "--timeout")
-        if let wait, wait < 0 || wait > ParamLimits.maxMilliseconds {
-            throw ValidationError("--wait must be between 0 and \(ParamLimits.maxMilliseconds) milliseconds")
-        }
-    }
+    @OptionGroup var transfer: TransferArguments
 
     func execute(on connection: AccessoryConnection, json: Bool) async throws(ClientError) {
-        let bytes = (try? payload.bytes(data)) ?? []
-        let params = TransferParams(device: device, data: bytes, timeoutMs: timeout, waitMs: wait)
-        let result = try await connection.call(.transact(params))
+        let result = try await connection.call(.transact(transfer.params))
         if json { return Output.line(result.description) }
         let frames = try ResultDecoding.decode(result, TransactResult.init(json:)).frames
         Output.lines(frames.flatMap(FrameText.lines))

@@ -8,37 +8,15 @@ import ControlProtocol
 struct Write: ConnectionCommand {
     static let configuration = CommandConfiguration(
         abstract: "Send one frame to an accessory without waiting for a response.",
-        discussion: "Prints the number of bytes written, framing included."
+        discussion: "Prints the number of payload bytes written (the framing added is not counted)."
     )
 
     @OptionGroup var global: GlobalOptions
 
-    @Argument(help: "The accessory's name.", completion: DeviceCompletion.kind)
-    var device: String
-
-    @Argument(help: "The frame to send: text, or bytes with --hex or --base64.")
-    var data: String
-
-    @OptionGroup var payload: PayloadOptions
-
-    @Option(help: ArgumentHelp("How long the write may take once it starts.", valueName: "ms"))
-    var timeout: Int64?
-
-    @Option(help: ArgumentHelp("How long to wait for its turn before failing (default: no limit).", valueName: "ms"))
-    var wait: Int64?
-
-    func validate() throws {
-        _ = try payload.bytes(data)
-        try Milliseconds.check(timeout, "--timeout")
-        if let wait, wait < 0 || wait > ParamLimits.maxMilliseconds {
-            throw ValidationError("--wait must be between 0 and \(ParamLimits.maxMilliseconds) milliseconds")
-        }
-    }
+    @OptionGroup var transfer: TransferArguments
 
     func execute(on connection: AccessoryConnection, json: Bool) async throws(ClientError) {
-        let bytes = (try? payload.bytes(data)) ?? []
-        let params = TransferParams(device: device, data: bytes, timeoutMs: timeout, waitMs: wait)
-        let result = try await connection.call(.write(params))
+        let result = try await connection.call(.write(transfer.params))
         if json { return Output.line(result.description) }
         let written = try ResultDecoding.decode(result, WriteResult.init(json:)).written
         Output.line("\(written) bytes written")
