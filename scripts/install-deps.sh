@@ -13,8 +13,6 @@ else
 fi
 command -v setpriv >/dev/null 2>&1 || missing+=(util-linux)
 command -v python3 >/dev/null 2>&1 || missing+=(python3)
-# Tests of the systemd pieces use these when present (issue 6); install where apt can.
-command -v systemd-socket-activate >/dev/null 2>&1 || missing+=(systemd)
 
 if [ ${#missing[@]} -gt 0 ]; then
   echo "installing missing packages: ${missing[*]}"

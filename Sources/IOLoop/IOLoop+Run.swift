@@ -42,14 +42,12 @@ extension IOLoop {
         defer { currentMode = outer }
         while true {
             if stopRequested.exchange(false, ordering: .acquiringAndReleasing) { return .stopped }
-            if shutdownRequested.load(ordering: .acquiring) && isSpawnedThreadLoop { return .shutDown }
+            if shutdownRequested.load(ordering: .acquiring) && isSpawned { return .shutDown }
             if let condition, !condition() { return .conditionMet }
             if let deadline, now >= deadline { return .timedOut }
             iterate(mode: mode, state: state, deadline: deadline, condition: condition)
         }
     }
-
-    private var isSpawnedThreadLoop: Bool { threadIsSpawned }
 
     private func iterate(mode: RunMode, state: ModeState, deadline: LoopInstant?, condition: (() -> Bool)?) {
         fireDueTimers(in: mode)

@@ -53,8 +53,8 @@ public final class IOLoop: LoopScheduler, @unchecked Sendable {
     let stopRequested = Atomic<Bool>(false)
     let shutdownRequested = Atomic<Bool>(false)
     private let ownerThread = Atomic<UInt>(0)
-    private let isSpawned: Bool
-    var threadIsSpawned: Bool { isSpawned }
+    /// True for a loop on its own thread (``spawn(name:)``). Any thread.
+    let isSpawned: Bool
     private let threadHandle = Locked<pthread_t?>(nil)
     private let wakeups = Atomic<Int>(0)
 

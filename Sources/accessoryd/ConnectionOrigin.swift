@@ -18,19 +18,12 @@ final class ConnectionOrigin: RequestOrigin {
 
     func respond(id: RequestID, result: Result<any JSONEncodable & Sendable, RPCError>) {
         switch result {
-        case .success(let value): connection.respond(id: id, result: AnyEncodable(value))
+        case .success(let value): connection.respond(id: id, result: value)
         case .failure(let error): connection.respond(id: id, error: error)
         }
     }
 
     func notify(line: [UInt8]) { connection.send(line: line) }
-}
-
-/// Opens an existential for `some JSONEncodable` parameters. Any thread (a value).
-struct AnyEncodable: JSONEncodable, Sendable {
-    let base: any JSONEncodable & Sendable
-    init(_ base: any JSONEncodable & Sendable) { self.base = base }
-    func encodeJSON(into buffer: inout [UInt8]) { base.encodeJSON(into: &buffer) }
 }
 
 /// Routes the control server's requests to the accessory registry (which hops to the device

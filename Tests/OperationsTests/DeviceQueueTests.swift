@@ -253,7 +253,7 @@ struct DeviceQueueTests {
         let queue = DeviceQueue(loop: loop)
         let onLoop = Log<Bool>()
         let producers = (0..<2).map { _ in
-            OpsThread {
+            TestThread {
                 for _ in 0..<500 {
                     queue.addOperation { done in
                         onLoop.append(loop.inLoop)
@@ -289,9 +289,9 @@ struct DeviceQueueInboxTests {
             pushed.store(true, ordering: .releasing)
             spinUntil(seconds: 10) { release.load(ordering: .acquiring) }
         })
-        let first = OpsThread { queue.addOperation(x) }
+        let first = TestThread { queue.addOperation(x) }
         #expect(spinUntil(seconds: 10) { pushed.load(ordering: .acquiring) })
-        let second = OpsThread {
+        let second = TestThread {
             queue.addOperation(y)
             y.cancel()
         }

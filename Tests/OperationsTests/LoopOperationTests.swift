@@ -34,7 +34,7 @@ struct LoopOperationTests {
         defer { loop.shutdown() }
         let finishedOnLoop = Atomic<Bool>(false)
         let op = BlockLoopOperation(loop: loop) { done in
-            let t = OpsThread { done(DeviceGone()) }
+            let t = TestThread { done(DeviceGone()) }
             t.join()
         }
         op.addObserver(BlockObserver(didFinish: { _, _ in finishedOnLoop.store(loop.inLoop, ordering: .relaxed) }))

@@ -275,7 +275,7 @@ struct OperationOrderingTests {
             RaceOperation(loop: loop, log: logs[i], mode: i % 3)
         }
         let go = Atomic<Int>(-1)
-        let starter = OpsThread {
+        let starter = TestThread {
             for i in 0..<count {
                 spinUntil(seconds: 5) { go.load(ordering: .acquiring) >= i }
                 ops[i].start()

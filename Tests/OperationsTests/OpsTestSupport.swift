@@ -1,3 +1,4 @@
+import AccessoryTestSupport
 import Glibc
 import IOLoop
 import Operations
@@ -13,44 +14,12 @@ final class Log<Element: Sendable>: Sendable {
     var count: Int { storage.withLock { $0.count } }
 }
 
-/// A Foundation-free joinable thread. Any thread.
-final class OpsThread: @unchecked Sendable {  // @unchecked: `tid` is written in init, read by join.
-    private var tid = pthread_t()
-    private final class Box {
-        let body: () -> Void
-        init(_ body: @escaping () -> Void) { self.body = body }
-    }
-
-    init(_ body: @escaping @Sendable () -> Void) {
-        let box = Unmanaged.passRetained(Box(body))
-        let rc = pthread_create(
-            &tid,
-            nil,
-            { raw in
-                Unmanaged<Box>.fromOpaque(raw!).takeRetainedValue().body()
-                return nil
-            },
-            box.toOpaque()
-        )
-        precondition(rc == 0)
-    }
-
-    func join() { pthread_join(tid, nil) }
-}
-
-/// Monotonic seconds. Any thread.
-func monotonicSeconds() -> Double {
-    var ts = timespec()
-    clock_gettime(CLOCK_MONOTONIC, &ts)
-    return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
-}
-
 /// Polls `condition` (sleeping 200 µs between tries) until it holds or `seconds` pass. Never waits
 /// forever. Returns whether it held. Any thread.
 @discardableResult
 func waitUntil(seconds: Double = 20, _ condition: () -> Bool) -> Bool {
-    let deadline = monotonicSeconds() + seconds
-    while monotonicSeconds() < deadline {
+    let deadline = MonotonicNow.seconds() + seconds
+    while MonotonicNow.seconds() < deadline {
         if condition() { return true }
         usleep(200)
     }
@@ -68,7 +37,7 @@ func spinUntil(seconds: Double = 0.05, _ condition: () -> Bool) -> Bool {
         tries += 1
         if tries % 32 == 0 {
             sched_yield()
-            let now = monotonicSeconds()
+            let now = MonotonicNow.seconds()
             if deadline == nil { deadline = now + seconds }
             if now > deadline! { return condition() }
         }

@@ -135,7 +135,7 @@ struct StressTests {
 
         // Two producers, each feeding two queues in creation order.
         let producers = (0..<2).map { p in
-            OpsThread {
+            TestThread {
                 for i in 0..<total where (i % queueCount) % 2 == p {
                     queues[i % queueCount].addOperation(all[i])
                     added.add(1, ordering: .releasing)
@@ -146,7 +146,7 @@ struct StressTests {
         // executing (aiming near the operations executing now) and after they finished, until
         // everything has finished (bounded).
         let cancellers = (0..<4).map { c in
-            OpsThread {
+            TestThread {
                 var rng = FastRandom(seed: UInt64(c) &* 0x1234_5678 &+ 1)
                 for i in 0..<40_000 {
                     if counters.finished.load(ordering: .relaxed) == total { break }
