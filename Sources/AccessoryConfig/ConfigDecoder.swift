@@ -8,7 +8,7 @@ import Yams
 struct ConfigDecoder {
     let context: DecodeContext
 
-    static let topKeys = ["socket", "limits", "log", "accessories"]
+    static let topKeys = ["socket", "limits", "log", "hotplug", "accessories"]
 
     func decode(_ root: Node?) -> Configuration {
         var configuration = Configuration()
@@ -27,6 +27,10 @@ struct ConfigDecoder {
         }
         if let log = top.mapping("log", accepted: ["level"]) {
             configuration.log.level = log.choice("level", LogLevel.self) ?? configuration.log.level
+        }
+        if let hotplug = top.mapping("hotplug", accepted: ["udev", "watch"]) {
+            configuration.hotplug.udev = hotplug.choice("udev", HotplugSettings.UdevMode.self) ?? .auto
+            configuration.hotplug.watch = hotplug.strings("watch", what: "an absolute folder path") ?? []
         }
         if let nodes = top.sequence("accessories") {
             for (index, node) in nodes.enumerated() {

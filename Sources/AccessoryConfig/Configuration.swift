@@ -17,6 +17,10 @@
 ///   default_timeout_ms: 2000                # 1 ... 86400000
 /// log:
 ///   level: info                 # trace|debug|info|notice|warning|error|critical
+/// hotplug:
+///   udev: auto                  # auto|on|off: the libudev monitor (auto: when it can be created)
+///   watch: [/dev/serial/by-id]  # more folders to watch with inotify; absolute
+///                               # (the folders of configured paths are always watched)
 /// accessories:
 ///   - name: modem               # required; [a-z0-9_.-]{1,64}, unique
 ///     # exactly one of:
@@ -58,6 +62,7 @@ public struct Configuration: Sendable, Equatable {
     public var socket: SocketSettings
     public var limits: Limits
     public var log: LogSettings
+    public var hotplug: HotplugSettings
     public var accessories: [AccessorySettings]
     /// The file and line each key path came from (empty for a configuration built in code).
     public var sourceMap: SourceMap
@@ -66,12 +71,14 @@ public struct Configuration: Sendable, Equatable {
         socket: SocketSettings = SocketSettings(),
         limits: Limits = Limits(),
         log: LogSettings = LogSettings(),
+        hotplug: HotplugSettings = HotplugSettings(),
         accessories: [AccessorySettings] = [],
         sourceMap: SourceMap = SourceMap()
     ) {
         self.socket = socket
         self.limits = limits
         self.log = log
+        self.hotplug = hotplug
         self.accessories = accessories
         self.sourceMap = sourceMap
     }

@@ -39,6 +39,9 @@ private struct Validator {
         check(limits.clientOutboundBytes, Rules.clientOutboundBytes, "limits.client_outbound_bytes")
         check(limits.queueDepth, Rules.queueDepth, "limits.queue_depth")
         check(limits.defaultTimeoutMs, Rules.timeoutMs, "limits.default_timeout_ms")
+        for (index, folder) in configuration.hotplug.watch.enumerated() {
+            checkPath(folder, KeyPath.index("hotplug.watch", index))
+        }
         if configuration.accessories.isEmpty {
             warning("accessories", "no accessories are configured")
         }

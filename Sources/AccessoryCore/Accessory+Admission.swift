@@ -173,6 +173,7 @@ extension Accessory {
             p.timer?.cancel()
             submit(p.operation, waitMs: nil)
         }
+        onMaybeIdle?(self)
     }
 
     func failLockWaiters(_ error: AccessoryError) {
@@ -232,6 +233,7 @@ extension Accessory {
             resync = nil
             reader?.reset()
             r.done()
+            onMaybeIdle?(self)
         } else {
             armResyncTimer(after: settle - quietFor)
         }

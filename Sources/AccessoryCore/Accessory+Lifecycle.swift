@@ -152,9 +152,9 @@ extension Accessory {
         }
     }
 
-    /// Closes the accessory for good (daemon shutdown or removed from the configuration):
+    /// Closes the accessory for good (daemon shutdown, or replaced or removed by a reload):
     /// every request still queued fails with `error`. Device loop.
-    func shutDown(error: AccessoryError) {
+    func shutDown(error: AccessoryError, reason: String = "shut down") {
         isShutDown = true
         reopenTimer?.cancel()
         reopenTimer = nil
@@ -164,6 +164,6 @@ extension Accessory {
         queue.drain(error: error)
         detachTransport()
         cancelResync()
-        setState(.disabled, "shut down")
+        setState(.disabled, reason)
     }
 }

@@ -24,8 +24,12 @@ public final class Accessory: @unchecked Sendable {  // @unchecked: all mutable 
     let untilPattern: Regex<AnyRegexOutput>?
     let unsolicitedPatterns: [Regex<AnyRegexOutput>]
 
-    /// Where the accessory is opened for path-like sources (`path`, `simulate`, `match.by_id`).
-    public let devicePath: String?
+    /// Where the accessory is opened: the configured path for path-like sources (`path`,
+    /// `simulate`, `match.by_id`); for a udev identity match, the node of the matching device
+    /// while one is present.
+    public internal(set) var devicePath: String?
+    /// The path the accessory was configured with (a reload compares it).
+    let configuredPath: String?
 
     public private(set) var state: DeviceState = .absent
     public private(set) var stateReason = "not opened yet"
@@ -49,6 +53,9 @@ public final class Accessory: @unchecked Sendable {  // @unchecked: all mutable 
     var onStateChange: ((Accessory) -> Void)?
     /// Told about every frame no request claimed. Device loop.
     var onUnsolicited: ((Accessory, [UInt8]) -> Void)?
+    /// Told when the accessory may have become idle (a request finished, a resync ended, the
+    /// lock was released): a reload waiting for it can apply. Device loop.
+    var onMaybeIdle: ((Accessory) -> Void)?
     /// Log lines. Device loop.
     var log: (LogLevel, String) -> Void = { _, _ in }
 
@@ -59,12 +66,19 @@ public final class Accessory: @unchecked Sendable {  // @unchecked: all mutable 
         self.loop = loop
         self.limits = limits
         self.devicePath = devicePath
+        self.configuredPath = devicePath
         self.queue = DeviceQueue(loop: loop, name: settings.name)
         self.backoffMs = settings.reconnect.initialMs
         // The configuration loader already compiled these once; a failure here would be a bug.
         self.untilPattern = settings.response.until.flatMap { try? Regex($0) }
         self.unsolicitedPatterns = settings.unsolicited.compactMap { try? Regex($0) }
         queue.resync = { [unowned self] previous, done in startResync(after: previous, done: done) }
+        queue.delegate = self
+    }
+
+    /// Nothing queued or executing, no resync, no lock: a reload may replace it now. Device loop.
+    var isIdle: Bool {
+        queue.operationCount == 0 && claimant == nil && resync == nil && lock.holder == nil
     }
 
     var channel: StreamChannel? { port?.channel ?? rfcommChannel }
@@ -169,5 +183,11 @@ public final class Accessory: @unchecked Sendable {  // @unchecked: all mutable 
 
     func responseTimeoutMs(requested: Int?) -> Int {
         requested ?? settings.response.timeoutMs ?? limits.defaultTimeoutMs
+    }
+}
+
+extension Accessory: DeviceQueueDelegate {
+    public func deviceQueue(_ queue: DeviceQueue, didFinish operation: LoopOperation) {
+        onMaybeIdle?(self)
     }
 }

@@ -16,13 +16,15 @@ public final class AccessoryRegistry: @unchecked Sendable {  // @unchecked: muta
     }
 
     public let loop: IOLoop
-    let limits: Limits
+    var limits: Limits
     /// In configuration order.
-    public private(set) var accessories: [Accessory] = []
+    public internal(set) var accessories: [Accessory] = []
     var byName: [String: Accessory] = [:]
     var subscriptions: [UInt64: Subscription] = [:]
     /// Requests that have not answered yet, per client, by request id.
     var inflight: [UInt64: [RequestID: RequestOperation]] = [:]
+    /// Reload changes waiting for a busy accessory to become idle, by accessory name.
+    var pendingChanges: [String: PendingChange] = [:]
     /// Adds daemon-wide figures (clients, uptime …) to `daemon.status`. Any thread.
     public var daemonStatus: @Sendable () -> JSONObject = { [:] }
     /// Told after every accessory state change (for systemd's STATUS=). Device loop.
@@ -42,27 +44,45 @@ public final class AccessoryRegistry: @unchecked Sendable {  // @unchecked: muta
         self.limits = configuration.limits
         self.log = log
         for settings in configuration.accessories {
-            let path: String?
-            switch settings.source {
-            case .path(let p): path = p
-            case .match(let m): path = devicePaths[settings.name] ?? m.byID.map { "/dev/serial/by-id/\($0)" }
-            case .simulate, .rfcomm: path = devicePaths[settings.name]
-            }
-            let a = Accessory(settings: settings, devicePath: path, loop: loop, limits: configuration.limits)
+            let a = makeAccessory(settings, devicePaths: devicePaths, limits: configuration.limits)
             accessories.append(a)
             byName[a.name] = a
         }
+    }
+
+    /// Where an accessory is opened, for path-like sources.
+    static func devicePath(for settings: AccessorySettings, devicePaths: [String: String]) -> String? {
+        switch settings.source {
+        case .path(let p): p
+        case .match(let m): devicePaths[settings.name] ?? m.byID.map { "/dev/serial/by-id/\($0)" }
+        case .simulate, .rfcomm: devicePaths[settings.name]
+        }
+    }
+
+    func makeAccessory(_ settings: AccessorySettings, devicePaths: [String: String], limits: Limits) -> Accessory {
+        Accessory(
+            settings: settings,
+            devicePath: Self.devicePath(for: settings, devicePaths: devicePaths),
+            loop: loop,
+            limits: limits
+        )
     }
 
     /// Opens every accessory. Device loop.
     public func start() {
         loop.preconditionInLoop()
         for a in accessories {
-            a.log = log
-            a.onStateChange = { [unowned self] a in stateChanged(a) }
-            a.onUnsolicited = { [unowned self] a, frame in publish(frame: frame, from: a) }
+            wire(a)
             a.open()
         }
+    }
+
+    /// Connects an accessory's callbacks to the registry. Device loop.
+    func wire(_ a: Accessory) {
+        a.log = log
+        a.onStateChange = { [unowned self] a in stateChanged(a) }
+        a.onUnsolicited = { [unowned self] a, frame in publish(frame: frame, from: a) }
+        a.onMaybeIdle = { [unowned self] a in applyPendingChange(to: a) }
     }
 
     /// Closes every accessory; what is still queued fails with `device unavailable`. Device loop.
@@ -87,7 +107,7 @@ public final class AccessoryRegistry: @unchecked Sendable {  // @unchecked: muta
 
     // MARK: - Notifications
 
-    private func stateChanged(_ a: Accessory) {
+    func stateChanged(_ a: Accessory) {
         var line: [UInt8] = []
         ResponseEncoder.deviceState(device: a.name, state: a.state, reason: a.stateReason, into: &line)
         for s in subscriptions.values where s.events.contains(.state) && wants(s, a) {

@@ -108,7 +108,14 @@ final class Daemon {
             "accessoryd \(Daemon.version) serving \(configuration.accessories.count) accessories on \(server.socketName) (config: \(configSource.name))"
         )
 
-        let received = waitForStopSignal(mask)
+        let reloader = Reloader(
+            running: configuration,
+            path: configSource.path,
+            simulators: simulators,
+            registry: registry,
+            log: log
+        )
+        let received = waitForStopSignal(mask, reloader: reloader)
         log(.info, "received signal \(received): stopping")
 
         // Graceful stop: no new clients; every request still queued is answered (device
@@ -140,13 +147,15 @@ final class Daemon {
         if access(path, F_OK) != 0 { mkdir(path, 0o755) }
     }
 
-    private func waitForStopSignal(_ mask: sigset_t) -> CInt {
+    /// Waits for SIGTERM or SIGINT; a SIGHUP meanwhile reloads the configuration.
+    private func waitForStopSignal(_ mask: sigset_t, reloader: Reloader) -> CInt {
         var m = mask
         while true {
             var sig: CInt = 0
             if sigwait(&m, &sig) == 0 {
                 if sig == SIGHUP {
-                    log(.notice, "SIGHUP: configuration reload is not supported yet; keeping the running configuration")
+                    log(.notice, "SIGHUP: reloading the configuration")
+                    reloader.reload()
                     continue
                 }
                 return sig

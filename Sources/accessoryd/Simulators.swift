@@ -9,7 +9,7 @@ import SystemCalls
 ///
 /// Main thread only (started before the loops, stopped after them).
 final class Simulators {
-    private(set) var children: [(name: String, pid: pid_t)] = []
+    private(set) var children: [(name: String, pid: pid_t, simulation: Simulation)] = []
     let directory: String
     let executable: String
     let log: DaemonLog
@@ -42,7 +42,7 @@ final class Simulators {
                 let devnull = try FileIO.open("/dev/null", flags: O_WRONLY)
                 let pid = try ChildProcess.spawn(executable, arguments: args, standardOutput: devnull.rawValue)
                 devnull.close()
-                children.append((name, pid))
+                children.append((name, pid, sim))
                 paths[name] = link
                 log(.info, "started simulator for \(name) (\(sim.personality.rawValue), pid \(pid)) at \(link)")
             } catch {
@@ -52,10 +52,32 @@ final class Simulators {
         return paths
     }
 
+    /// After a reload: stops the simulators whose accessory is gone or simulates something else
+    /// now, starts the missing ones. Returns the link paths of every simulated accessory.
+    func reconcile(with accessories: [AccessorySettings]) -> [String: String] {
+        var wanted: [String: Simulation] = [:]
+        for a in accessories {
+            if case .simulate(let s) = a.source { wanted[a.name] = s }
+        }
+        let stale = children.filter { wanted[$0.name] != $0.simulation }
+        stop(stale)
+        children.removeAll { c in stale.contains { $0.pid == c.pid } }
+        let running = Set(children.map(\.name))
+        var paths = start(for: accessories.filter { wanted[$0.name] != nil && !running.contains($0.name) })
+        for c in children { paths[c.name] = linkPath(for: c.name) }
+        return paths
+    }
+
     /// Stops every simulator (SIGTERM, then reaps it, bounded) and removes the directory if empty.
     func stop() {
-        for (_, pid) in children { try? ChildProcess.signal(pid, SIGTERM) }
-        for (name, pid) in children {
+        stop(children)
+        children.removeAll()
+        rmdir(directory)
+    }
+
+    private func stop(_ children: [(name: String, pid: pid_t, simulation: Simulation)]) {
+        for (_, pid, _) in children { try? ChildProcess.signal(pid, SIGTERM) }
+        for (name, pid, _) in children {
             var reaped = false
             for _ in 0..<200 where !reaped {
                 if (try? ChildProcess.wait(pid, block: false)) != nil { reaped = true } else { usleep(10_000) }
@@ -66,8 +88,6 @@ final class Simulators {
                 _ = try? ChildProcess.wait(pid, block: true)
             }
         }
-        children.removeAll()
-        rmdir(directory)
     }
 }
 

@@ -78,6 +78,17 @@ final class CoreHarness: @unchecked Sendable {  // @unchecked: fields are set in
         loop.perform { r.start() }
     }
 
+    /// Reloads the registry with `yaml` (`{sim:NAME}` substituted as in init), on the loop.
+    func reload(_ yaml: String) throws -> ReloadSummary {
+        var text = yaml
+        for s in simulators {
+            text = text.replacingOccurrences(of: "{sim:\(s.configuration.name)}", with: "\(dir)/\(s.configuration.name)")
+        }
+        let configuration = try ConfigurationLoader.load(yaml: text, file: "reload.yaml")
+        let r = registry
+        return Wait.onLoop(loop) { r.reload(configuration, devicePaths: [:]) }!
+    }
+
     func request(_ line: String, from origin: RecordingOrigin) {
         let request = try! Request.decode(Array(line.utf8))
         registry.handle(request, from: origin)
