@@ -71,7 +71,9 @@ final class Reloader {
         var notes: [String] = []
         if next.socket != running.socket { notes.append("socket") }
         let (a, b) = (next.limits, running.limits)
-        if a.maxClients != b.maxClients || a.maxLineBytes != b.maxLineBytes { notes.append("limits.max_clients/max_line_bytes") }
+        if a.maxClients != b.maxClients || a.maxLineBytes != b.maxLineBytes {
+            notes.append("limits.max_clients/max_line_bytes")
+        }
         if next.log != running.log { notes.append("log.level") }
         if next.hotplug != running.hotplug { notes.append("hotplug") }
         return notes

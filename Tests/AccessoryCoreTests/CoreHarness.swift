@@ -82,7 +82,10 @@ final class CoreHarness: @unchecked Sendable {  // @unchecked: fields are set in
     func reload(_ yaml: String) throws -> ReloadSummary {
         var text = yaml
         for s in simulators {
-            text = text.replacingOccurrences(of: "{sim:\(s.configuration.name)}", with: "\(dir)/\(s.configuration.name)")
+            text = text.replacingOccurrences(
+                of: "{sim:\(s.configuration.name)}",
+                with: "\(dir)/\(s.configuration.name)"
+            )
         }
         let configuration = try ConfigurationLoader.load(yaml: text, file: "reload.yaml")
         let r = registry

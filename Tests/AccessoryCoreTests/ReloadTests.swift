@@ -74,7 +74,10 @@ struct ReloadTests {
         var slow = SimulatorConfiguration(name: "slow")
         slow.responseDelay = .milliseconds(400)
         let h = try CoreHarness(
-            sims: ["echo": SimulatorConfiguration(name: "echo"), "slow": slow, "third": SimulatorConfiguration(name: "third")],
+            sims: [
+                "echo": SimulatorConfiguration(name: "echo"), "slow": slow,
+                "third": SimulatorConfiguration(name: "third"),
+            ],
             yaml: Self.yaml()
         )
         #expect(h.waitReady("echo"))
@@ -129,7 +132,10 @@ struct ReloadTests {
         #expect(holder.response(1)?.value?["locked"]?.boolValue == true)
         let summary = try h.reload(Self.yaml(echoTimeout: 900))
         #expect(summary.deferred == ["echo"])
-        h.request(#"{"jsonrpc":"2.0","id":2,"method":"transact","params":{"device":"echo","data":"mine"}}"#, from: holder)
+        h.request(
+            #"{"jsonrpc":"2.0","id":2,"method":"transact","params":{"device":"echo","data":"mine"}}"#,
+            from: holder
+        )
         #expect(frameTexts(holder.response(2)?.value) == ["mine"])
         #expect(instance(h, "echo") === before, "still the old accessory while locked")
         h.request(#"{"jsonrpc":"2.0","id":3,"method":"unlock","params":{"device":"echo"}}"#, from: holder)

@@ -47,14 +47,19 @@ import Testing
             }
         }
         for n in client.notifications {
-            if let d = n.params["device"]?.stringValue { seen[d, default: []].append(n.params["state"]?.stringValue ?? "?") }
+            if let d = n.params["device"]?.stringValue {
+                seen[d, default: []].append(n.params["state"]?.stringValue ?? "?")
+            }
         }
         #expect(seen["same"] == nil, "\(seen)")
         #expect(seen["changed"]?.first == "disabled" && seen["changed"]?.last == "ready", "\(seen)")
         #expect(seen["gone"] == ["disabled"], "\(seen)")
 
         // A broken file: rejected with its reason in the log; everything keeps running.
-        _ = try s.directory.write("accessoryd.yaml", "accessories:\n  - name: same\n    path: relative/path\n    bogus: 1\n")
+        _ = try s.directory.write(
+            "accessoryd.yaml",
+            "accessories:\n  - name: same\n    path: relative/path\n    bogus: 1\n"
+        )
         try ChildProcess.signal(s.daemon!.pid, SIGHUP)
         let deadline = Deadline(seconds: 10)
         while !s.log.contains("rejected") && !deadline.hasPassed { usleep(10_000) }
