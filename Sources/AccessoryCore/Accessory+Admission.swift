@@ -2,11 +2,13 @@ import ControlProtocol
 import IOLoop
 import Operations
 
-/// A request held outside the queue: waiting for the accessory to become ready (`wait_ms`), or
-/// for another client's lock to be released. Device loop only.
+/// A request held outside the queue while another client holds the accessory's lock.
+/// Device loop only.
 struct ParkedRequest {
     let operation: RequestOperation
     var timer: LoopTimer?
+    /// The end of the request's `wait_ms`, kept for its admission once the lock is released.
+    var waitDeadline: LoopInstant?
 
     func fail(_ error: AccessoryError) {
         timer?.cancel()
@@ -34,25 +36,29 @@ struct LockState {
 
 extension Accessory {
     /// Admits a request: refused at once when the accessory cannot take it, parked while another
-    /// client holds the lock (or while absent, if the client asked to wait), queued otherwise.
-    /// Device loop.
+    /// client holds the lock, queued otherwise. A request that asked to wait (`wait_ms`) for an
+    /// accessory that is not ready is queued with an ``AccessoryReadyCondition``; one that did not
+    /// fails fast with `device unavailable`. Device loop.
     func submit(_ op: RequestOperation, waitMs: Int?) {
+        submit(op, waitDeadline: waitMs.flatMap { $0 > 0 ? loop.now + .milliseconds($0) : nil })
+    }
+
+    private func submit(_ op: RequestOperation, waitDeadline: LoopInstant?) {
         loop.preconditionInLoop()
         guard settings.enabled, !isShutDown else {
             op.replyWithoutRunning(.unavailable(device: name, state: .disabled, reason: stateReason))
             return
         }
+        if let holder = lock.holder, holder != op.origin.clientID {
+            park(op, waitDeadline: waitDeadline)
+            return
+        }
         if state != .ready {
-            guard let waitMs, waitMs > 0 else {
+            guard let waitDeadline, waitDeadline > loop.now else {
                 op.replyWithoutRunning(.unavailable(device: name, state: state, reason: stateReason))
                 return
             }
-            park(op, in: \.readyWaiters, waitMs: waitMs, what: "the accessory to become ready")
-            return
-        }
-        if let holder = lock.holder, holder != op.origin.clientID {
-            park(op, in: \.lock.parked, waitMs: waitMs, what: "the lock to be released")
-            return
+            op.addCondition(AccessoryReadyCondition(accessory: self, deadline: waitDeadline))
         }
         enqueue(op)
     }
@@ -65,45 +71,39 @@ extension Accessory {
         queue.addOperation(op)
     }
 
-    private func park(
-        _ op: RequestOperation,
-        in list: ReferenceWritableKeyPath<Accessory, [ParkedRequest]>,
-        waitMs: Int?,
-        what: String
-    ) {
-        var parked = ParkedRequest(operation: op)
-        if let waitMs {
-            parked.timer = loop.scheduleTimer(after: .milliseconds(waitMs)) { [weak self, weak op] in
+    /// Holds a request until the lock is released (or its `wait_ms` runs out).
+    private func park(_ op: RequestOperation, waitDeadline: LoopInstant?) {
+        var parked = ParkedRequest(operation: op, waitDeadline: waitDeadline)
+        if let waitDeadline {
+            parked.timer = loop.scheduleTimer(after: max(.zero, waitDeadline - loop.now)) { [weak self, weak op] in
                 guard let self, let op else { return }
-                if let i = self[keyPath: list].firstIndex(where: { $0.operation === op }) {
-                    self[keyPath: list].remove(at: i)
-                    op.replyWithoutRunning(.waitExpired(device: name, what: what))
+                if let i = lock.parked.firstIndex(where: { $0.operation === op }) {
+                    lock.parked.remove(at: i)
+                    op.replyWithoutRunning(.waitExpired(device: name, what: "the lock to be released"))
                 }
             }
         }
-        self[keyPath: list].append(parked)
+        lock.parked.append(parked)
     }
 
-    /// Now ready: requests that waited for it go through admission again, in order.
+    /// Now ready: the waits in the queue end, so their requests go on, in order.
     func admitReadyWaiters() {
-        let waiting = readyWaiters
-        readyWaiters.removeAll()
-        for w in waiting {
-            w.timer?.cancel()
-            submit(w.operation, waitMs: nil)
-        }
+        for w in readyWaiters { w.finish() }
     }
 
-    /// Removes a parked request (a cancel, or its client left). Returns whether it was parked.
+    /// A request finished (answered, cancelled, its client gone): a wait in the queue on its
+    /// behalf has nothing left to wait for. Device loop.
+    func requestFinished(_ op: RequestOperation) {
+        for w in readyWaiters where w.dependent === op || w.dependent == nil { w.finish() }
+    }
+
+    /// Removes a request parked for the lock (a cancel, or its client left). Returns whether it
+    /// was parked. Device loop.
     func unpark(_ op: RequestOperation) -> Bool {
-        for list in [\Accessory.readyWaiters, \Accessory.lock.parked] {
-            if let i = self[keyPath: list].firstIndex(where: { $0.operation === op }) {
-                self[keyPath: list][i].timer?.cancel()
-                self[keyPath: list].remove(at: i)
-                return true
-            }
-        }
-        return false
+        guard let i = lock.parked.firstIndex(where: { $0.operation === op }) else { return false }
+        lock.parked[i].timer?.cancel()
+        lock.parked.remove(at: i)
+        return true
     }
 
     // MARK: - Lock
@@ -171,7 +171,7 @@ extension Accessory {
         lock.parked.removeAll()
         for p in parked {
             p.timer?.cancel()
-            submit(p.operation, waitMs: nil)
+            submit(p.operation, waitDeadline: p.waitDeadline)
         }
         onMaybeIdle?(self)
     }

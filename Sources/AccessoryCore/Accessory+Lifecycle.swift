@@ -158,10 +158,9 @@ extension Accessory {
         isShutDown = true
         reopenTimer?.cancel()
         reopenTimer = nil
-        for w in readyWaiters { w.fail(error) }
-        readyWaiters.removeAll()
         failLockWaiters(error)
         queue.drain(error: error)
+        for w in readyWaiters { w.finish() }
         detachTransport()
         cancelResync()
         setState(.disabled, reason)

@@ -45,8 +45,8 @@ public final class Accessory: @unchecked Sendable {  // @unchecked: all mutable 
     var claimant: RequestOperation?
     var resync: ResyncState?
     var lock = LockState()
-    /// Requests waiting for the accessory to become ready (`wait_ms`).
-    var readyWaiters: [ParkedRequest] = []
+    /// The waits in the queue for the accessory to become ready (`wait_ms`).
+    var readyWaiters: [AwaitReadyOperation] = []
     var isShutDown = false
 
     /// Told about every state change. Device loop.

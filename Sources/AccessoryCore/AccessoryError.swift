@@ -64,6 +64,7 @@ public enum AccessoryError: Error, Sendable, Equatable, CustomStringConvertible 
             switch e {
             case .cancelled: return AccessoryError.cancelled.rpcError
             case .timedOut: return RPCError(.timedOut, "the request timed out")
+            case .conditionFailed(_, let underlying?): return rpcError(for: underlying)
             default: return RPCError(.ioError, "\(e)")
             }
         }

@@ -151,6 +151,7 @@ final class RequestOperation: LoopOperation, @unchecked Sendable {  // @unchecke
         timer?.cancel()
         timer = nil
         if accessory.claimant === self { accessory.claimant = nil }
+        accessory.requestFinished(self)
         reply(error: error)
     }
 
