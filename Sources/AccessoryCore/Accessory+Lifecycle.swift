@@ -8,8 +8,7 @@ extension Accessory {
     func open() {
         loop.preconditionInLoop()
         guard !isShutDown else { return }
-        reopenTimer?.cancel()
-        reopenTimer = nil
+        reopen.cancel()
         guard settings.enabled else {
             setState(.disabled, "disabled in the configuration")
             return
@@ -18,10 +17,10 @@ extension Accessory {
         switch settings.source {
         case .rfcomm(let target):
             openRFCOMM(target)
-        case .match(let m) where m.byID == nil:
-            // Matching by vendor/product/serial needs the udev monitor (hot-plug); without it there
-            // is nothing to open and nothing to poll, so say so plainly.
-            setState(.absent, "waiting for a udev device matching \(describe(m)); hot-plug matching is not enabled")
+        case .match(let m) where m.byID == nil && devicePath == nil:
+            // Found only by the udev monitor, which sets `devicePath` when a matching device is
+            // present (``deviceAppeared(at:)``); until then there is nothing to open or poll.
+            setState(.absent, "waiting for a udev device matching \(describe(m))")
         default:
             guard let path = devicePath else { return }
             openSerial(path)
@@ -108,7 +107,7 @@ extension Accessory {
         channel.onDrained = { [unowned self] in claimant?.outboundDrained() }
         channel.onGone = { [unowned self] reason in deviceGone(reason.description) }
         counters.opens += 1
-        backoffMs = settings.reconnect.initialMs
+        reopen.reset()
         setState(.ready, description)
         admitReadyWaiters()
     }
@@ -141,14 +140,57 @@ extension Accessory {
         reader = nil
     }
 
+    /// Hot-plug says the device is there (udev `add`, or its link appeared in a watched folder):
+    /// open it now rather than at the next back-off attempt. `path` is the node udev reported, for
+    /// accessories found by identity. Device loop.
+    func deviceAppeared(at path: String? = nil) {
+        loop.preconditionInLoop()
+        if let path, isMatchedByUdev { devicePath = path }
+        guard !isShutDown, state != .ready, state != .opening else { return }
+        reopen.reset()
+        open()
+    }
+
+    /// Hot-plug says the device went away (udev `remove`, or its link disappeared): closed as for
+    /// a hang-up. An accessory found by identity forgets the node and waits for udev; the others
+    /// keep their back-off attempts as a safety net. Device loop.
+    func deviceDisappeared(_ reason: String) {
+        loop.preconditionInLoop()
+        if state == .ready {
+            deviceGone(reason)
+        }
+        if isMatchedByUdev {
+            devicePath = nil
+            reopen.cancel()
+            if !isShutDown, state != .disabled { open() }
+        }
+    }
+
+    /// Several present devices match this accessory's identity: it is closed (what was queued
+    /// fails with `device removed`) and stays `failed` with the reason until only one is left.
+    /// Device loop.
+    func reportConflict(_ reason: String) {
+        loop.preconditionInLoop()
+        guard stateReason != reason else { return }
+        if state == .ready { deviceGone(reason) }
+        devicePath = nil
+        reopen.cancel()
+        counters.lastError = reason
+        setState(.failed, reason)
+    }
+
+    /// Found by vendor/product/serial (not a path or a by-id link): only udev can find it.
+    var isMatchedByUdev: Bool {
+        if case .match(let m) = settings.source, m.byID == nil { return true }
+        return false
+    }
+
     func scheduleReopen(afterMs: Int? = nil) {
-        guard !isShutDown, reopenTimer == nil else { return }
-        let delay = afterMs ?? backoffMs
-        backoffMs = min(settings.reconnect.maxMs, max(1, backoffMs * 2))
-        reopenTimer = loop.scheduleTimer(after: .milliseconds(delay)) { [weak self] in
-            guard let self else { return }
-            reopenTimer = nil
-            if state != .ready { open() }
+        guard !isShutDown else { return }
+        if isMatchedByUdev && devicePath == nil { return }  // udev will say when it is back
+        reopen.schedule(after: afterMs.map { .milliseconds($0) }) { [weak self] in
+            guard let self, state != .ready else { return }
+            open()
         }
     }
 
@@ -156,8 +198,7 @@ extension Accessory {
     /// every request still queued fails with `error`. Device loop.
     func shutDown(error: AccessoryError, reason: String = "shut down") {
         isShutDown = true
-        reopenTimer?.cancel()
-        reopenTimer = nil
+        reopen.cancel()
         failLockWaiters(error)
         queue.drain(error: error)
         for w in readyWaiters { w.finish() }

@@ -39,8 +39,7 @@ public final class Accessory: @unchecked Sendable {  // @unchecked: all mutable 
     var rfcommChannel: StreamChannel?
     var rfcommConnector: RFCOMMConnector?
     var reader: FrameReader?
-    var reopenTimer: LoopTimer?
-    var backoffMs: Int
+    let reopen: ReopenSchedule
     /// The executing request that receives frames, if any.
     var claimant: RequestOperation?
     var resync: ResyncState?
@@ -68,7 +67,11 @@ public final class Accessory: @unchecked Sendable {  // @unchecked: all mutable 
         self.devicePath = devicePath
         self.configuredPath = devicePath
         self.queue = DeviceQueue(loop: loop, name: settings.name)
-        self.backoffMs = settings.reconnect.initialMs
+        self.reopen = ReopenSchedule(
+            scheduler: loop,
+            initialMs: settings.reconnect.initialMs,
+            maximumMs: settings.reconnect.maxMs
+        )
         // The configuration loader already compiled these once; a failure here would be a bug.
         self.untilPattern = settings.response.until.flatMap { try? Regex($0) }
         self.unsolicitedPatterns = settings.unsolicited.compactMap { try? Regex($0) }

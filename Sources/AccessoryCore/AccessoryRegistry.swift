@@ -23,6 +23,8 @@ public final class AccessoryRegistry: @unchecked Sendable {  // @unchecked: muta
     var subscriptions: [UInt64: Subscription] = [:]
     /// Requests that have not answered yet, per client, by request id.
     var inflight: [UInt64: [RequestID: RequestOperation]] = [:]
+    /// The present udev devices matching each identity-matched accessory, by device path.
+    // PARKED udevMatches
     /// Reload changes waiting for a busy accessory to become idle, by accessory name.
     var pendingChanges: [String: PendingChange] = [:]
     /// Adds daemon-wide figures (clients, uptime …) to `daemon.status`. Any thread.
