@@ -10,6 +10,7 @@ set -euo pipefail
 BIN="${1:?usage: check-units.sh BIN_DIR (the folder holding the built accessoryd)}"
 HERE="$(cd "$(dirname "$0")/.." && pwd)"
 [ -x "$BIN/accessoryd" ] || { echo "check-units: $BIN/accessoryd is not built" >&2; exit 1; }
+BIN="$(cd "$BIN" && pwd)"   # ExecStart needs an absolute path
 command -v systemd-analyze >/dev/null || { echo "check-units: systemd-analyze is missing (apt-get install systemd)" >&2; exit 1; }
 
 WORK="$(mktemp -d /tmp/accessoryd-units.XXXXXX)"

@@ -5,8 +5,7 @@ import ControlServer
 /// are connected (for `STATUS=`).
 ///
 /// Threading: the control server calls it on the control loop; `clients` is control loop only.
-final class ClientCountingHandler: ControlRequestHandler, @unchecked Sendable {
-    // @unchecked: `clients` is touched on the control loop only (the server's calls).
+final class ClientCountingHandler: ControlRequestHandler, @unchecked Sendable {  // @unchecked: control loop only.
     let inner: any ControlRequestHandler
     let service: ServiceManager
     private var clients = 0

@@ -188,6 +188,21 @@ import Testing
         #expect(lines.contains { $0.hasPrefix("<6>received signal 15") }, "\(lines)")
     }
 
+    @Test func aBadNotifySocketIsLoggedAndTheDaemonServesAnyway() throws {
+        let s = try Scenario()
+        defer { s.finish() }
+        try s.simulator("echo1")
+        try s.startDaemon(
+            accessories: [s.lineAccessory("echo1")],
+            environment: ["NOTIFY_SOCKET": "relative/notify", "WATCHDOG_USEC": "200000"]
+        )
+        let client = try s.connect()
+        defer { client.close() }
+        #expect(try client.call("transact", Params.transfer("echo1", "still here")).frameTexts == ["still here"])
+        #expect(s.log.contains("NOTIFY_SOCKET=relative/notify cannot be used"), "\(s.log)")
+        #expect(s.log.contains("WATCHDOG_USEC is set but NOTIFY_SOCKET is not"), "\(s.log)")
+    }
+
     @Test func socketActivationServesTheInheritedSocket() throws {
         let activate = "/usr/bin/systemd-socket-activate"
         try #require(access(activate, X_OK) == 0, "\(activate) is missing (apt-get install systemd)")
