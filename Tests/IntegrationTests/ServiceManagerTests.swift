@@ -253,6 +253,12 @@ import Testing
         let environment = TemporaryDirectory.contents(of: "/proc/\(simulatorPID)/environ")
         #expect(!environment.isEmpty)
         #expect(!environment.contains("LISTEN_PID=") && !environment.contains("LISTEN_FDS="), "\(environment)")
+        // Nor the socket: the daemon made fd 3 close-on-exec (O_CLOEXEC is 02000000 in fdinfo's flags).
+        let fdinfo = TemporaryDirectory.contents(of: "/proc/\(child.pid)/fdinfo/3")
+        let flags = fdinfo.split(separator: "\n").first { $0.hasPrefix("flags:") }?.split(separator: "\t").last
+        #expect(flags.flatMap { Int($0, radix: 8) }.map { $0 & 0o2_000_000 != 0 } == true, "\(fdinfo)")
+        let inherited = (try? FileIO.readLink("/proc/\(simulatorPID)/fd/3")) ?? "none"
+        #expect(!inherited.hasPrefix("socket:"), "the simulator's fd 3: \(inherited)")
     }
 
     /// The pid in the daemon's "started simulator for sim1 (echo, pid N)" line.
