@@ -1,6 +1,6 @@
 # accessoryd — the two commands a newcomer needs are `make demo` and `make test`.
 SWIFT ?= swift
-.PHONY: deps build test test-race lint format demo bench loop-bench ops-bench serial-bench clean
+.PHONY: deps build test test-race lint format units demo bench loop-bench ops-bench serial-bench clean
 
 deps:
 	@scripts/install-deps.sh
@@ -23,6 +23,12 @@ lint:
 
 format:
 	$(SWIFT) format --in-place --recursive Sources Tests bench
+
+## The systemd units: `systemd-analyze verify` (any output fails) and the hardening score
+## (`security --offline=true`, exposure 2.0 or lower). Needs the built accessoryd.
+units:
+	$(SWIFT) build --product accessoryd
+	@scripts/check-units.sh "$$($(SWIFT) build --show-bin-path)"
 
 ## Builds in release, starts the daemon on its embedded default (simulated accessories) and
 ## runs a short accessoryctl session against it.

@@ -67,6 +67,8 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
+        // sd_notify, the watchdog settings and socket activation, without libsystemd (DESIGN.md §7).
+        .target(name: "Systemd", dependencies: ["SystemCalls"], swiftSettings: strict),
         // The Unix-socket JSON-RPC server: listener, connections, limits, peer credentials.
         .target(
             name: "ControlServer",
@@ -89,6 +91,7 @@ let package = Package(
             name: "accessoryd",
             dependencies: [
                 "AccessoryCore", "ControlServer", "AccessoryConfig", "ControlProtocol", "IOLoop", "SystemCalls",
+                "Systemd",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strict
@@ -168,6 +171,11 @@ let package = Package(
         .testTarget(
             name: "IOLoopTests",
             dependencies: ["IOLoop", "SystemCalls", "AccessoryTestSupport"],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "SystemdTests",
+            dependencies: ["Systemd", "SystemCalls", "AccessoryTestSupport"],
             swiftSettings: strict
         ),
         .testTarget(

@@ -13,6 +13,8 @@ else
 fi
 command -v setpriv >/dev/null 2>&1 || missing+=(util-linux)
 command -v python3 >/dev/null 2>&1 || missing+=(python3)
+# systemd-analyze (make units) and systemd-socket-activate (the socket-activation test).
+command -v systemd-socket-activate >/dev/null 2>&1 || missing+=(systemd)
 
 if [ ${#missing[@]} -gt 0 ]; then
   echo "installing missing packages: ${missing[*]}"

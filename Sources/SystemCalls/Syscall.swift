@@ -21,7 +21,7 @@ public enum SyscallName: String, Sendable, CaseIterable {
     case socket, socketpair, bind, listen, accept4, connect, sendto, recv, send, getsockopt, setsockopt
     case posix_openpt, inotify_init1, inotify_add_watch, unlink, chmod, chown
     case symlink, rename, readlink, mkdtemp, rmdir, posix_spawn, kill, waitpid
-    case link, lstat, getgrnam_r, getpwnam_r, shutdown
+    case link, lstat, getgrnam_r, getpwnam_r, shutdown, recvmsg, unsetenv
 }
 
 /// A failed system call: which call, and the errno it gave.

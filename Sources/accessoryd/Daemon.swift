@@ -47,9 +47,15 @@ final class Daemon {
         signal(SIGPIPE, SIG_IGN)
 
         if configSource.path == nil { ensureDirectory(runtimeDirectory) }
+        // systemd: notifications, watchdog, socket activation (ServiceManager.swift).
+        let service = ServiceManager(environment: environment, log: log)
         let listening: ListeningSocket
         do {
-            listening = try makeListeningSocket()
+            if let inherited = try service.inheritedListeningSocket() {
+                listening = inherited
+            } else {
+                listening = try makeListeningSocket()
+            }
         } catch {
             log(.error, "cannot listen: \(error)")
             return 1
@@ -73,7 +79,9 @@ final class Daemon {
             level,
             message in log(level, message)
         }
-        let handler = RegistryHandler(registry: registry)
+        let handler = ClientCountingHandler(RegistryHandler(registry: registry), service: service)
+        registry.onStateChange = { [unowned registry] _ in service.accessoriesChanged(registry) }
+        TestHooks.install(on: deviceLoop, environment: environment, log: log)
         let server = ControlServer(
             loop: controlLoop,
             socket: listening,
@@ -103,6 +111,7 @@ final class Daemon {
         }
         deviceLoop.perform { registry.start() }
         server.start()
+        service.announceReady(registry: registry, controlLoop: controlLoop)
         log(
             .info,
             "accessoryd \(Daemon.version) serving \(configuration.accessories.count) accessories on \(server.socketName) (config: \(configSource.name))"
@@ -115,7 +124,10 @@ final class Daemon {
             registry: registry,
             log: log
         )
+        reloader.onStart = { service.reloading() }
+        reloader.onFinish = { service.reloaded() }
         let received = waitForStopSignal(mask, reloader: reloader)
+        service.stopping()
         log(.info, "received signal \(received): stopping")
 
         // Graceful stop: no new clients; every request still queued is answered (device

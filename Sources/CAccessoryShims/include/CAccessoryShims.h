@@ -136,6 +136,10 @@ int cas_so_error(int fd, int *error);
 int cas_set_int_sockopt(int fd, int level, int name, int value);
 /// send() with MSG_NOSIGNAL: a peer that went away gives EPIPE, never SIGPIPE.
 ssize_t cas_send_nosignal(int fd, const void *buf, size_t len);
+/// recvmsg() of one datagram into `buf`; when the socket has SO_PASSCRED and the kernel attached
+/// SCM_CREDENTIALS, `*pid` and `*uid` are the sender's, else `*pid` is -1. Returns the byte count
+/// (the datagram is truncated to `len`), or -1 with errno.
+ssize_t cas_recv_with_credentials(int fd, void *buf, size_t len, pid_t *pid, uid_t *uid);
 
 // MARK: - child processes (tests and tools that start the built executables)
 

@@ -13,7 +13,15 @@ final class ChildRun {
     let stderrPath: String
     private(set) var termination: ChildProcess.Termination?
 
-    init(label: String, executable: String, arguments: [String], stdoutPath: String, stderrPath: String) throws {
+    /// `environment`: extra `NAME=value` variables on top of this process's (nil: inherit as is).
+    init(
+        label: String,
+        executable: String,
+        arguments: [String],
+        environment: [String: String]? = nil,
+        stdoutPath: String,
+        stderrPath: String
+    ) throws {
         self.label = label
         self.stdoutPath = stdoutPath
         self.stderrPath = stderrPath
@@ -24,6 +32,7 @@ final class ChildRun {
         pid = try ChildProcess.launch(
             executable,
             arguments: arguments,
+            environment: environment.map(ChildRun.inheritedEnvironment(adding:)),
             standardInput: input.rawValue,
             standardOutput: output.rawValue,
             standardError: errors.rawValue
@@ -31,6 +40,19 @@ final class ChildRun {
         input.close()
         output.close()
         errors.close()
+    }
+
+    /// This process's environment with `extra` set (replacing variables of the same name).
+    static func inheritedEnvironment(adding extra: [String: String]) -> [String] {
+        var out: [String] = []
+        var p = environ
+        while let entry = p.pointee {
+            let text = String(cString: entry)
+            let name = text.split(separator: "=", maxSplits: 1).first.map(String.init) ?? text
+            if extra[name] == nil { out.append(text) }
+            p += 1
+        }
+        return out + extra.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }
     }
 
     var stdout: String { TemporaryDirectory.contents(of: stdoutPath) }
@@ -109,16 +131,25 @@ final class DaemonRun {
     let child: ChildRun
     let socketPath: String
 
-    /// Starts the daemon and waits (bounded) until its socket accepts a connection.
-    init(configPath: String, socketPath: String, in directory: TemporaryDirectory) throws {
+    /// Starts the daemon (with `environment` added to ours) and, if `waitForSocket`, waits
+    /// (bounded) until its socket accepts a connection.
+    init(
+        configPath: String,
+        socketPath: String,
+        in directory: TemporaryDirectory,
+        environment: [String: String]? = nil,
+        waitForSocket: Bool = true
+    ) throws {
         self.socketPath = socketPath
         child = try ChildRun(
             label: "accessoryd",
             executable: try BuiltProducts.daemon(),
             arguments: ["--config", configPath, "--runtime-dir", directory.path],
+            environment: environment,
             stdoutPath: directory.file("accessoryd.log"),
             stderrPath: directory.file("accessoryd.log")
         )
+        guard waitForSocket else { return }
         let deadline = Deadline(seconds: 15)
         while true {
             if let fd = try? Socket.connectedUnixStream(to: .path(socketPath)) {
@@ -134,6 +165,13 @@ final class DaemonRun {
             }
             usleep(5_000)
         }
+    }
+
+    /// A daemon started some other way (e.g. exec'd by `systemd-socket-activate`, which keeps the
+    /// pid), serving on `socketPath`.
+    init(adopting child: ChildRun, socketPath: String) {
+        self.child = child
+        self.socketPath = socketPath
     }
 
     var pid: pid_t { child.pid }

@@ -56,13 +56,22 @@ final class Scenario {
         return text
     }
 
-    /// Writes the configuration, starts the daemon on it, and waits until `ready` accessories
-    /// (default: every simulator started so far) are ready.
-    func startDaemon(limits: [(String, Int)] = [], accessories: [String], ready: [String]? = nil) throws {
+    /// Writes the configuration, starts the daemon on it (with `environment` added to ours), and
+    /// waits until `ready` accessories (default: every simulator started so far) are ready.
+    func startDaemon(
+        limits: [(String, Int)] = [],
+        accessories: [String],
+        ready: [String]? = nil,
+        environment: [String: String]? = nil
+    ) throws {
         let path = try directory.write("accessoryd.yaml", configuration(limits: limits, accessories: accessories))
-        daemon = try DaemonRun(configPath: path, socketPath: socketPath, in: directory)
+        daemon = try DaemonRun(configPath: path, socketPath: socketPath, in: directory, environment: environment)
         try waitUntilReady(ready ?? simulators.map(\.name))
     }
+
+    /// Adopts a daemon started some other way (e.g. under `systemd-socket-activate`), so that
+    /// ``finish()`` stops it like one started by ``startDaemon(limits:accessories:ready:environment:)``.
+    func adopt(_ run: DaemonRun) { daemon = run }
 
     func connect() throws -> RPCClient { try RPCClient(socketPath: socketPath) }
 
