@@ -1,3 +1,4 @@
+import AccessoryTestSupport
 import ControlProtocol
 import Glibc
 import SystemCalls
@@ -68,5 +69,55 @@ import Testing
         #expect(try client.call("transact", Params.transfer("added", "still here")).frameTexts == ["still here"])
         #expect(try client.result("devices.list")["devices"]?.arrayValue?.count == 3)
         client.close()
+    }
+}
+
+/// SIGHUP under a service manager: RELOADING=1, then READY=1 with a STATUS= line, for an applied
+/// reload and for a rejected one alike.
+@Suite struct ReloadNotifyTests {
+    /// Reads (bounded) until `count` messages carry `name=1`; returns every message read so far.
+    static func waitForCount(_ notify: NotifySocketHarness, _ name: String, _ count: Int) throws -> [String] {
+        let deadline = Deadline(seconds: 10)
+        func seen() -> Int { notify.messages.filter { $0.value(name) == "1" }.count }
+        while seen() < count && !deadline.hasPassed { try notify.receive(seconds: 0.1) }
+        #expect(seen() >= count, "\(count) × \(name)=1 expected: \(notify.messages)")
+        return notify.messages.compactMap { m in
+            m.value("RELOADING") != nil ? "RELOADING" : m.value("READY") != nil ? "READY" : nil
+        }
+    }
+
+    @Test func reloadingThenReadyAroundEachReload() throws {
+        let s = try Scenario()
+        defer { s.finish() }
+        let notify = try NotifySocketHarness(abstract: true)
+        defer { notify.close() }
+        try s.simulator("one")
+        try s.simulator("two")
+        let config = try s.directory.write("accessoryd.yaml", s.configuration(accessories: [s.lineAccessory("one")]))
+        let daemon = try DaemonRun(
+            configPath: config,
+            socketPath: s.socketPath,
+            in: s.directory,
+            environment: ["NOTIFY_SOCKET": notify.notifySocket],
+            waitForSocket: false
+        )
+        s.adopt(daemon)
+        #expect(try Self.waitForCount(notify, "READY", 1) == ["READY"])
+        try s.waitUntilReady(["one"])
+
+        _ = try s.directory.write(
+            "accessoryd.yaml",
+            s.configuration(accessories: [s.lineAccessory("one"), s.lineAccessory("two")])
+        )
+        try ChildProcess.signal(daemon.pid, SIGHUP)
+        #expect(try Self.waitForCount(notify, "READY", 2) == ["READY", "RELOADING", "READY"])
+        #expect(notify.messages.last { $0.value("READY") != nil }?.value("STATUS") != nil, "READY=1 with STATUS=")
+        try s.waitUntilReady(["one", "two"])
+
+        _ = try s.directory.write("accessoryd.yaml", "accessories: [")
+        try ChildProcess.signal(daemon.pid, SIGHUP)
+        #expect(try Self.waitForCount(notify, "READY", 3) == ["READY", "RELOADING", "READY", "RELOADING", "READY"])
+        #expect(s.log.contains("rejected"))
+        try s.waitUntilReady(["one", "two"])
     }
 }
