@@ -188,4 +188,26 @@ struct HotplugNetlinkTests {
         #expect(h.run(untilEvents: 200, seconds: 10))
         #expect(h.events.map { $0.device.properties["SEQNUM"] } == (1...200).map { String($0) })
     }
+
+    @Test("the uevent-send executable's event reaches the monitor")
+    func executable() throws {
+        let h = try MonitorHarness()
+        defer { h.close() }
+        _ = try h.monitor.start()
+        let ended = try MonitorHarness.runUeventSend([
+            "--action", "add", "--devpath", "/devices/virtual/tty/cli0", "--devname", "/dev/pts/11",
+            "--seqnum", "77", "--property", "ID_VENDOR_ID=10C4", "--property", "ACCESSORYD_NAME=gps",
+        ])
+        #expect(ended == .exited(0), "uevent-send at \(MonitorHarness.ueventSend ?? "(not built)")")
+        #expect(h.run(untilEvents: 1))
+        guard case .added(let d) = h.events.first else {
+            Issue.record("expected an add, got \(h.events)")
+            return
+        }
+        #expect(d.devPath == "/devices/virtual/tty/cli0" && d.devName == "/dev/pts/11")
+        #expect(d.vendorID == "10c4" && d.accessoryName == "gps" && d.properties["SEQNUM"] == "77")
+        #expect(
+            try MonitorHarness.runUeventSend(["--action", "add", "--devpath", "/x", "--seqnum", "0"]) == .exited(64)
+        )
+    }
 }

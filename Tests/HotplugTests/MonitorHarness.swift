@@ -1,4 +1,5 @@
 import AccessoryTestSupport
+import Glibc
 import Hotplug
 import IOLoop
 import SystemCalls
@@ -35,6 +36,30 @@ final class MonitorHarness {
     /// Runs the loop for `milliseconds` (to show that nothing more arrives).
     func settle(milliseconds: Int = 200) {
         loop.run(until: loop.now + .milliseconds(milliseconds))
+    }
+
+    /// The built `uevent-send` beside the test bundle, or nil when it is not built.
+    static let ueventSend: String? = {
+        guard let me = try? FileIO.readLink("/proc/self/exe") else { return nil }
+        let candidate = String(me[..<(me.lastIndex(of: "/") ?? me.startIndex)]) + "/uevent-send"
+        return (try? FileIO.status(ofPath: candidate)) == nil ? nil : candidate
+    }()
+
+    /// Runs `uevent-send` with `arguments` and returns how it ended (nil: still running after
+    /// 10 s, then killed).
+    static func runUeventSend(_ arguments: [String]) throws -> ChildProcess.Termination? {
+        guard let ueventSend else { return nil }
+        let pid = try ChildProcess.spawn(ueventSend, arguments: arguments)
+        var ended: ChildProcess.Termination?
+        Wait.until(seconds: 10) {
+            ended = try? ChildProcess.wait(pid, block: false)
+            return ended != nil
+        }
+        if ended == nil {
+            try? ChildProcess.signal(pid, SIGKILL)
+            _ = try? ChildProcess.wait(pid, block: true)
+        }
+        return ended
     }
 
     func close() {
