@@ -44,6 +44,12 @@ public final class DirectoryWatcher {
         self.onEvent = onEvent
     }
 
+    /// A watcher dropped without ``stop()`` still closes its inotify descriptor and leaves the
+    /// loop, so the loop's thread must be the one letting it go.
+    deinit {
+        source?.cancel()
+    }
+
     /// Starts watching and returns the paths of the links present now (sorted; empty when the
     /// folder does not exist yet). Those are not reported again as events. Call once. Device loop
     /// only.

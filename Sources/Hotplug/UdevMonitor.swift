@@ -48,7 +48,10 @@ public final class UdevMonitor {
         _ = udev_monitor_set_receive_buffer_size(monitor, Self.receiveBufferBytes)
     }
 
+    /// A monitor dropped without ``stop()`` still leaves the loop first (its source is cancelled
+    /// before libudev closes the descriptor), so the loop's thread must be the one letting it go.
     deinit {
+        source?.cancel()
         if let monitor { udev_monitor_unref(monitor) }
     }
 

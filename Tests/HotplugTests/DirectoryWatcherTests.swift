@@ -197,6 +197,24 @@ struct DirectoryWatcherTests {
         #expect(seen == [.appeared(path: h.base + "/one")])
     }
 
+    @Test("a started watcher dropped without stop leaves the loop: no callback, its descriptor closed")
+    func droppedWithoutStop() throws {
+        let h = try WatchHarness()
+        defer { h.close() }
+        let openBefore = try FileIO.listDirectory("/proc/self/fd").count
+        var w: DirectoryWatcher? = h.watcher(h.base)
+        _ = try w?.start()
+        #expect(try FileIO.listDirectory("/proc/self/fd").count == openBefore + 1)
+        w = nil
+        #expect(try FileIO.listDirectory("/proc/self/fd").count == openBefore)
+        try FileIO.symlink(target: h.slaves[0], at: h.base + "/late")
+        h.settle()
+        #expect(h.events.isEmpty)
+        let again = h.watcher(h.base)
+        defer { again.stop() }
+        #expect(try again.start() == [h.base + "/late"])
+    }
+
     @Test("a file where a folder should be: waits on the parent until a folder replaces it")
     func fileInTheWay() throws {
         let h = try WatchHarness()

@@ -177,6 +177,20 @@ struct HotplugNetlinkTests {
         #expect(h.events.map(\.device.devPath) == ["/devices/virtual/tty/s1"])
     }
 
+    @Test("a started monitor dropped without stop leaves the loop; a new one on the same loop works")
+    func droppedWithoutStop() throws {
+        let h = try MonitorHarness()
+        defer { h.close() }
+        var dropped: UdevMonitor? = try UdevMonitor(loop: h.loop) { _ in Issue.record("the dropped monitor reported") }
+        _ = try dropped?.start()
+        dropped = nil
+        _ = try h.monitor.start()
+        try h.sender.send(action: "add", devPath: "/devices/virtual/tty/d1", devName: "/dev/pts/12")
+        #expect(h.run(untilEvents: 1))
+        h.settle()
+        #expect(h.events.count == 1)
+    }
+
     @Test("a burst larger than one wake-up's batch arrives complete and in order")
     func burst() throws {
         let h = try MonitorHarness()
