@@ -1,3 +1,4 @@
+import IOLoop
 import SystemCalls
 
 extension DirectoryWatcher {
@@ -99,15 +100,25 @@ extension DirectoryWatcher {
         do {
             now = Set(try attach())
         } catch {
-            // Even the root cannot be watched (inotify watches exhausted): report everything gone
-            // rather than pretend; a later overflow or stop/start can recover.
+            // Nothing can be watched (the inotify watch limit is reached, say): report everything
+            // gone rather than pretend, and try again later, as no event will come to prompt it.
             now = []
+            scheduleRetry()
         }
         let gone = known.subtracting(now).sorted()
         let new = now.subtracting(known).sorted()
         known = now
         for name in gone where source != nil { onEvent(.disappeared(path: path(of: name))) }
         for name in new where source != nil { onEvent(.appeared(path: path(of: name))) }
+    }
+
+    private func scheduleRetry() {
+        guard source != nil, retryTimer?.isValid != true else { return }
+        retryTimer = loop.scheduleTimer(at: loop.now + retryDelay, repeating: nil, modes: [.common]) {
+            [weak self] in
+            guard let self, self.source != nil else { return }
+            self.resynchronize()
+        }
     }
 
     /// A folder, or a link that may lead to one. Any thread.

@@ -36,6 +36,9 @@ public final class DirectoryWatcher {
     var target: Target?
     /// The names in the folder reported as present (and not yet as gone).
     var known: Set<String> = []
+    /// How long to wait before trying again when no watch could be placed at all.
+    var retryDelay: Duration = .seconds(1)
+    var retryTimer: LoopTimer?
 
     /// Prepares a watcher of `directory`; nothing happens until ``start()``. Device loop only.
     public init(directory: String, loop: IOLoop, onEvent: @escaping (Event) -> Void) {
@@ -47,6 +50,7 @@ public final class DirectoryWatcher {
     /// A watcher dropped without ``stop()`` still closes its inotify descriptor and leaves the
     /// loop, so the loop's thread must be the one letting it go.
     deinit {
+        retryTimer?.cancel()
         source?.cancel()
     }
 
@@ -75,6 +79,8 @@ public final class DirectoryWatcher {
     /// inside `onEvent`. Idempotent. Device loop only.
     public func stop() {
         loop.preconditionInLoop()
+        retryTimer?.cancel()
+        retryTimer = nil
         source?.cancel()
         source = nil
         watch = nil

@@ -1,9 +1,10 @@
 import AccessoryTestSupport
 import Glibc
-import Hotplug
 import IOLoop
 import SystemCalls
 import Testing
+
+@testable import Hotplug
 
 @Suite("by-id folder watcher (inotify)", .serialized)
 struct DirectoryWatcherTests {
@@ -213,6 +214,36 @@ struct DirectoryWatcherTests {
         let again = h.watcher(h.base)
         defer { again.stop() }
         #expect(try again.start() == [h.base + "/late"])
+    }
+
+    @Test("when no watch can be placed, the links are reported gone and the watcher retries")
+    func retryAfterWatchFailure() throws {
+        let h = try WatchHarness()
+        defer { h.close() }
+        let dir = h.base + "/by-id"
+        try FileIO.makeDirectory(dir)
+        try FileIO.symlink(target: h.slaves[0], at: dir + "/a")
+        let w = h.watcher(dir)
+        defer { w.stop() }
+        w.retryDelay = .milliseconds(100)
+        #expect(try w.start() == [dir + "/a"])
+        let inotifyFD = w.source?.fd ?? -1
+        let token = FaultInjection.install { name, fd in
+            name == .inotify_add_watch && fd == inotifyFD ? .error(.noSpace) : nil
+        }
+        try FileIO.rename(dir, to: h.base + "/moved")
+        #expect(h.run(untilEvents: 1))
+        #expect(h.events == [.disappeared(path: dir + "/a")])
+        try FileIO.makeDirectory(dir)
+        try FileIO.symlink(target: h.slaves[1], at: dir + "/b")
+        h.settle(milliseconds: 300)
+        #expect(h.events.count == 1, "still failing: nothing more to report")
+        FaultInjection.remove(token)
+        #expect(h.run(untilEvents: 2))
+        #expect(h.events.last == .appeared(path: dir + "/b"))
+        try FileIO.symlink(target: h.slaves[0], at: dir + "/c")
+        #expect(h.run(untilEvents: 3), "watching again")
+        #expect(h.events.last == .appeared(path: dir + "/c"))
     }
 
     @Test("a file where a folder should be: waits on the parent until a folder replaces it")
