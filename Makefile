@@ -12,6 +12,9 @@ build: deps
 test: deps
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --no-parallel
+	@# The udev monitor tests send fake udevd messages: only inside a private network namespace.
+	ACCESSORYD_HOST_NETNS="$$(readlink /proc/self/ns/net)" unshare -rn \
+		$(SWIFT) test --skip-build --no-parallel --filter HotplugNetlinkTests
 
 ## The race-prone suites under ThreadSanitizer, serially.
 test-race: deps

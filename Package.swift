@@ -75,10 +75,20 @@ let package = Package(
             dependencies: ["IOLoop", "SystemCalls", "ControlProtocol"],
             swiftSettings: strict
         ),
+        // libudev, called only from Hotplug.
+        .systemLibrary(name: "CUdev", pkgConfig: "libudev", providers: [.apt(["libudev-dev"])]),
+        // udev monitor and enumeration, the by-id folder watcher, identity matching (DESIGN.md §5, §7).
+        .target(
+            name: "Hotplug",
+            dependencies: ["IOLoop", "SystemCalls", "CUdev", "AccessoryConfig"],
+            swiftSettings: strict
+        ),
         // Accessories: registry, state machine, request operations, access policy.
         .target(
             name: "AccessoryCore",
-            dependencies: ["IOLoop", "SystemCalls", "Operations", "Transports", "AccessoryConfig", "ControlProtocol"],
+            dependencies: [
+                "IOLoop", "SystemCalls", "Operations", "Transports", "AccessoryConfig", "ControlProtocol", "Hotplug",
+            ],
             swiftSettings: strict
         ),
         // The Swift client library (async/await) used by accessoryctl and the tests.
@@ -91,7 +101,7 @@ let package = Package(
             name: "accessoryd",
             dependencies: [
                 "AccessoryCore", "ControlServer", "AccessoryConfig", "ControlProtocol", "IOLoop", "SystemCalls",
-                "Systemd",
+                "Systemd", "Hotplug",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strict
@@ -123,6 +133,20 @@ let package = Package(
         .target(
             name: "AccessoryTestSupport",
             dependencies: ["IOLoop", "SystemCalls"],
+            swiftSettings: strict
+        ),
+        // Sends a udev-format uevent to netlink group 2 (hot-plug tests from a shell, under unshare -rn).
+        .executableTarget(
+            name: "uevent-send",
+            dependencies: [
+                "AccessoryTestSupport", "SystemCalls",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "HotplugTests",
+            dependencies: ["Hotplug", "AccessoryConfig", "IOLoop", "SystemCalls", "AccessoryTestSupport"],
             swiftSettings: strict
         ),
         .testTarget(

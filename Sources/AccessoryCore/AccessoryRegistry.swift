@@ -1,5 +1,6 @@
 import AccessoryConfig
 import ControlProtocol
+import Hotplug
 import IOLoop
 import Operations
 
@@ -24,7 +25,7 @@ public final class AccessoryRegistry: @unchecked Sendable {  // @unchecked: muta
     /// Requests that have not answered yet, per client, by request id.
     var inflight: [UInt64: [RequestID: RequestOperation]] = [:]
     /// The present udev devices matching each identity-matched accessory, by device path.
-    // PARKED udevMatches
+    var udevMatches: [String: [String: DeviceIdentity]] = [:]
     /// Reload changes waiting for a busy accessory to become idle, by accessory name.
     var pendingChanges: [String: PendingChange] = [:]
     /// Adds daemon-wide figures (clients, uptime …) to `daemon.status`. Any thread.

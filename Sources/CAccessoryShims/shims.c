@@ -12,6 +12,7 @@
 #include <asm/ioctls.h>
 #include <stddef.h>
 #include <pthread.h>
+#include <linux/netlink.h>
 
 int cas_epoll_ctl(int epfd, int op, int fd, uint32_t events, uint64_t data) {
     struct epoll_event ev;
@@ -281,4 +282,22 @@ pid_t cas_wait_child(pid_t pid, int nohang, int *exit_code, int *term_signal) {
     if (WIFEXITED(status)) *exit_code = WEXITSTATUS(status);
     else if (WIFSIGNALED(status)) *term_signal = WTERMSIG(status);
     return r;
+}
+
+const int CAS_NETLINK_KOBJECT_UEVENT = NETLINK_KOBJECT_UEVENT;
+
+int cas_bind_netlink(int fd, uint32_t groups) {
+    struct sockaddr_nl addr;
+    memset(&addr, 0, sizeof(addr));
+    addr.nl_family = AF_NETLINK;
+    addr.nl_groups = groups;
+    return bind(fd, (struct sockaddr *)&addr, sizeof(addr));
+}
+
+ssize_t cas_sendto_netlink(int fd, const void *buf, size_t len, uint32_t groups) {
+    struct sockaddr_nl addr;
+    memset(&addr, 0, sizeof(addr));
+    addr.nl_family = AF_NETLINK;
+    addr.nl_groups = groups;
+    return sendto(fd, buf, len, 0, (struct sockaddr *)&addr, sizeof(addr));
 }

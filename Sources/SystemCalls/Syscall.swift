@@ -22,6 +22,7 @@ public enum SyscallName: String, Sendable, CaseIterable {
     case posix_openpt, inotify_init1, inotify_add_watch, unlink, chmod, chown
     case symlink, rename, readlink, mkdtemp, rmdir, posix_spawn, kill, waitpid
     case link, lstat, getgrnam_r, getpwnam_r, shutdown, recvmsg, unsetenv
+    case inotify_rm_watch, opendir, readdir, realpath, mkdir
 }
 
 /// A failed system call: which call, and the errno it gave.

@@ -137,16 +137,3 @@ public struct PseudoTerminalPair: ~Copyable, Sendable {
     public var master: OwnedFD
     public let slavePath: String
 }
-
-/// inotify, for watching a folder of device links where there is no udev. Any thread.
-public enum Inotify {
-    /// The corresponding C function is `inotify_init1` (non-blocking, close-on-exec).
-    public static func create() throws(SyscallError) -> OwnedFD {
-        OwnedFD(adopting: try syscallValue(.inotify_init1) { inotify_init1(CInt(IN_NONBLOCK) | CInt(IN_CLOEXEC)) })
-    }
-
-    /// The corresponding C function is `inotify_add_watch`.
-    public static func addWatch(_ fd: CInt, path: String, mask: UInt32) throws(SyscallError) -> CInt {
-        try syscallValue(.inotify_add_watch, fd: fd) { inotify_add_watch(fd, path, mask) }
-    }
-}

@@ -109,7 +109,22 @@ final class Daemon {
             }
             return o
         }
-        deviceLoop.perform { registry.start() }
+        // Watch the device folders, open the accessories, then start the udev monitor.
+        let hotplug = HotplugService(loop: deviceLoop, registry: registry, settings: configuration.hotplug, log: log)
+        let hotplugStart = Locked<(done: Bool, failure: String?)>((false, nil))
+        deviceLoop.perform {
+            let failure = hotplug.start()
+            hotplugStart.withLock { $0 = (true, failure) }
+        }
+        for _ in 0..<1000 where !hotplugStart.withLock({ $0.done }) { usleep(1_000) }
+        if let failure = hotplugStart.withLock({ $0.failure }) {
+            log(.error, "not starting: \(failure)")
+            _ = deviceLoop.perform { registry.shutdown() }
+            controlLoop.shutdown()
+            deviceLoop.shutdown()
+            simulators.stop()
+            return 1
+        }
         server.start()
         service.announceReady(registry: registry, controlLoop: controlLoop)
         log(
@@ -125,6 +140,7 @@ final class Daemon {
             log: log
         )
         reloader.onStart = { service.reloading() }
+        reloader.afterApply = { hotplug.updateWatches() }
         reloader.onFinish = { service.reloaded() }
         let received = waitForStopSignal(mask, reloader: reloader)
         service.stopping()
@@ -134,7 +150,10 @@ final class Daemon {
         // unavailable: the daemon is stopping); the answers are flushed, bounded; then the loops.
         let done = Locked(false)
         server.beginShutdown(flushTimeout: .milliseconds(500)) { done.withLock { $0 = true } }
-        _ = deviceLoop.perform { registry.shutdown() }
+        _ = deviceLoop.perform {
+            hotplug.stop()
+            registry.shutdown()
+        }
         for _ in 0..<300 where !done.withLock({ $0 }) { usleep(10_000) }
         controlLoop.shutdown()
         deviceLoop.shutdown()

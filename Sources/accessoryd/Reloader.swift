@@ -16,6 +16,9 @@ final class Reloader {
     let log: DaemonLog
     /// Told when a reload starts (systemd's RELOADING=1). Main thread.
     var onStart: () -> Void = {}
+    /// Runs on the device loop right after a reload was applied (the hot-plug watches follow the
+    /// accessories' folders). Device loop.
+    var afterApply: @Sendable () -> Void = {}
     /// Told when it is over, applied or rejected (READY=1 and STATUS=). Any thread: an applied
     /// reload finishes on the device loop.
     var onFinish: @Sendable () -> Void = {}
@@ -45,9 +48,10 @@ final class Reloader {
         let devicePaths = simulators.reconcile(with: next.accessories)
         running = next
         let registry = self.registry
-        let onFinish = self.onFinish
+        let (afterApply, onFinish) = (self.afterApply, self.onFinish)
         _ = registry.loop.perform {
             registry.reload(next, devicePaths: devicePaths)
+            afterApply()
             onFinish()
         }
     }

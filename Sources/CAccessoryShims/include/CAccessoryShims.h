@@ -141,6 +141,16 @@ ssize_t cas_send_nosignal(int fd, const void *buf, size_t len);
 /// (the datagram is truncated to `len`), or -1 with errno.
 ssize_t cas_recv_with_credentials(int fd, void *buf, size_t len, pid_t *pid, uid_t *uid);
 
+// MARK: - netlink (uevents: the udev monitor's transport; the test sender of udev messages)
+
+static const int CAS_AF_NETLINK = AF_NETLINK;
+static const int CAS_SOCK_RAW = SOCK_RAW;
+extern const int CAS_NETLINK_KOBJECT_UEVENT;
+/// Binds a netlink socket to a kernel-chosen port id, listening to the groups in `groups`.
+int cas_bind_netlink(int fd, uint32_t groups);
+/// Sends one datagram to the multicast `groups` of a netlink family (port id 0).
+ssize_t cas_sendto_netlink(int fd, const void *buf, size_t len, uint32_t groups);
+
 // MARK: - child processes (tests and tools that start the built executables)
 
 /// Starts `path` with `argv` (NULL-terminated) and the caller's environment. If `stdout_fd` >= 0
