@@ -188,7 +188,7 @@ let package = Package(
             name: "AccessoryCoreTests",
             dependencies: [
                 "AccessoryCore", "Operations", "Transports", "AccessoryConfig", "ControlProtocol", "IOLoop",
-                "SystemCalls", "AccessorySimulator", "AccessoryTestSupport",
+                "SystemCalls", "AccessorySimulator", "AccessoryTestSupport", "Hotplug",
             ],
             swiftSettings: strict
         ),

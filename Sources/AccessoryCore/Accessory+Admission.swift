@@ -213,6 +213,16 @@ extension Accessory {
         armResyncTimer(after: due.map { $0 - now } ?? .milliseconds(settle))
     }
 
+    /// Just reopened after a removal that interrupted a `transact`: discards its answer (until a
+    /// frame completes it, or until it was due) and then the settle time, then calls `done`.
+    /// Device loop.
+    func awaitLateAnswer(until due: LoopInstant, then done: @escaping () -> Void) {
+        let now = loop.now
+        reader?.reset()
+        resync = ResyncState(done: done, lastByteAt: now, startedAt: now, awaitingResponseUntil: due)
+        armResyncTimer(after: due - now)
+    }
+
     private func armResyncTimer(after delay: Duration) {
         resync?.timer = loop.scheduleTimer(after: delay) { [weak self] in self?.resyncTimerFired() }
     }

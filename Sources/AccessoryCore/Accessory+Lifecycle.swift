@@ -108,15 +108,33 @@ extension Accessory {
         channel.onGone = { [unowned self] reason in deviceGone(reason.description) }
         counters.opens += 1
         reopen.reset()
+        if let due = lateAnswerDue, due > loop.now {
+            // The device went away while a transaction waited for its answer. If it was not really
+            // gone (a spurious hang-up or udev remove), that answer may still come: discard it, as
+            // after a timeout, before anyone can send.
+            lateAnswerDue = nil
+            setState(.opening, "\(description): discarding the answer of a request interrupted by the removal")
+            awaitLateAnswer(until: due) { [weak self] in
+                guard let self, self.channel != nil, state == .opening else { return }
+                becomeReady(description)
+            }
+            return
+        }
+        becomeReady(description)
+    }
+
+    private func becomeReady(_ description: String) {
+        lateAnswerDue = nil
         setState(.ready, description)
         admitReadyWaiters()
     }
 
     /// The device went away (EOF, EIO, hang-up): fail what is queued, tell subscribers, reopen.
     func deviceGone(_ reason: String) {
-        guard state == .ready else { return }
+        guard state == .ready || (state == .opening && channel != nil) else { return }
         counters.removals += 1
         counters.lastError = reason
+        if lateAnswerDue == nil { lateAnswerDue = claimant?.responseDue }
         detachTransport()
         cancelResync()
         queue.drain(error: AccessoryError.removed(device: name, reason: reason))

@@ -43,6 +43,9 @@ public final class Accessory: @unchecked Sendable {  // @unchecked: all mutable 
     /// The executing request that receives frames, if any.
     var claimant: RequestOperation?
     var resync: ResyncState?
+    /// When the device went away during a `transact`: the instant its answer was due. A reopen
+    /// before then discards that answer first (``awaitLateAnswer(until:then:)``).
+    var lateAnswerDue: LoopInstant?
     var lock = LockState()
     /// The waits in the queue for the accessory to become ready (`wait_ms`).
     var readyWaiters: [AwaitReadyOperation] = []

@@ -133,6 +133,13 @@ final class RequestOperation: LoopOperation, @unchecked Sendable {  // @unchecke
         return expired || super.needsResync
     }
 
+    /// For a `transact` that has sent its frame and waits for the answer: when that answer is due.
+    /// Device loop only.
+    var responseDue: LoopInstant? {
+        guard case .transact = kind, state == .executing, let startedAt else { return nil }
+        return startedAt + responseTimeout
+    }
+
     /// Set when a `transact` is cancelled after sending its frame, before its response completed
     /// (an explicit `cancel`, or its client left): the instant that response was due. The
     /// accessory's resync discards it, waiting for it until then, so that it is never handed to

@@ -1,0 +1,139 @@
+import AccessoryConfig
+import AccessoryCore
+import AccessorySimulator
+import AccessoryTestSupport
+import ControlProtocol
+import Glibc
+import Hotplug
+import IOLoop
+import Testing
+
+/// The registry's side of hot-plug, fed udev events directly (the netlink path is tested in
+/// HotplugTests and under `unshare -rn`): identity matching opens and closes accessories, a
+/// request in flight during a remove fails with 1005, two matching devices are a conflict.
+@Suite("hot-plug routing")
+struct HotplugRoutingTests {
+    static let yaml = """
+        accessories:
+          - name: dongle
+            match: {vendor_id: "1a86", product_id: "7523", serial: "A1"}
+            response: {timeout_ms: 2000}
+            reconnect: {initial_ms: 20, max_ms: 100}
+          - name: plain
+            path: {sim:plain}
+            reconnect: {initial_ms: 5000, max_ms: 5000}
+        """
+
+    static func device(_ devName: String, devPath: String, serial: String = "A1", vendor: String = "1A86")
+        -> DeviceIdentity
+    {
+        DeviceIdentity(properties: [
+            "ACTION": "add", "SUBSYSTEM": "tty", "DEVPATH": devPath, "DEVNAME": devName,
+            "ID_VENDOR_ID": vendor, "ID_MODEL_ID": "7523", "ID_SERIAL_SHORT": serial,
+        ])
+    }
+
+    static func harness() throws -> CoreHarness {
+        var slow = SimulatorConfiguration(name: "dongle")
+        slow.responseDelay = .milliseconds(300)
+        return try CoreHarness(
+            sims: ["dongle": slow, "other": SimulatorConfiguration(name: "other"), "plain": .init(name: "plain")],
+            yaml: yaml
+        )
+    }
+
+    func send(_ h: CoreHarness, _ event: HotplugEvent) {
+        let r = h.registry
+        _ = Wait.onLoop(h.loop) { r.hotplug(event) }
+    }
+
+    func reason(_ h: CoreHarness, _ name: String) -> String {
+        let r = h.registry
+        return Wait.onLoop(h.loop) { r.accessory(named: name)?.stateReason ?? "" } ?? ""
+    }
+
+    @Test("add opens the matching accessory, remove closes it (in-flight request: 1005), replug reopens")
+    func addRemoveReplug() throws {
+        let h = try Self.harness()
+        #expect(h.waitReady("plain"))
+        #expect(h.state("dongle") == .absent)
+        #expect(reason(h, "dongle").contains("waiting for a udev device"))
+        let dongle = Self.device("\(h.dir)/dongle", devPath: "/devices/usb1/1-1/ttyUSB0")
+        send(h, .added(dongle))
+        #expect(h.waitReady("dongle", seconds: 2))
+
+        let c = RecordingOrigin(clientID: 1)
+        h.request(#"{"jsonrpc":"2.0","id":1,"method":"transact","params":{"device":"dongle","data":"slow"}}"#, from: c)
+        #expect(Wait.until(seconds: 2) { Wait.onLoop(h.loop) { [r = h.registry] in r.inflightCount } == 1 })
+        usleep(50_000)  // the request is executing (the simulator answers after 300 ms)
+        send(h, .removed(dongle))
+        #expect(c.response(1)?.errorCode == .deviceRemoved)
+        #expect(h.state("dongle") == .absent)
+        #expect(reason(h, "dongle").contains("waiting for a udev device"), "no polling for a device udev finds")
+
+        send(h, .added(dongle))
+        #expect(h.waitReady("dongle", seconds: 2), "the same name, without a restart")
+        h.request(#"{"jsonrpc":"2.0","id":2,"method":"transact","params":{"device":"dongle","data":"back"}}"#, from: c)
+        #expect(frameTexts(c.response(2)?.value) == ["back"])
+    }
+
+    @Test("a device that does not match is ignored; uninitialized devices are ignored")
+    func nonMatchingIgnored() throws {
+        let h = try Self.harness()
+        send(h, .added(Self.device("\(h.dir)/other", devPath: "/devices/usb1/1-2/ttyUSB1", serial: "ZZ")))
+        send(h, .added(Self.device("\(h.dir)/other", devPath: "/devices/usb1/1-3/ttyUSB2", vendor: "0403")))
+        var raw = Self.device("\(h.dir)/dongle", devPath: "/devices/usb1/1-1/ttyUSB0")
+        raw.isInitialized = false
+        send(h, .added(raw))
+        usleep(200_000)
+        #expect(h.state("dongle") == .absent)
+    }
+
+    @Test("two matching devices are a conflict: not opened on either; removing one opens the other")
+    func twoMatchesConflict() throws {
+        let h = try Self.harness()
+        let first = Self.device("\(h.dir)/dongle", devPath: "/devices/usb1/1-1/ttyUSB0")
+        let second = Self.device("\(h.dir)/other", devPath: "/devices/usb1/1-4/ttyUSB3")
+        send(h, .added(first))
+        #expect(h.waitReady("dongle", seconds: 2))
+        send(h, .added(second))
+        #expect(Wait.until(seconds: 2) { h.state("dongle") == .failed })
+        let why = reason(h, "dongle")
+        #expect(
+            why.contains("conflict: 2 devices match") && why.contains("\(h.dir)/dongle")
+                && why.contains("\(h.dir)/other")
+        )
+        send(h, .removed(first))
+        #expect(h.waitReady("dongle", seconds: 2))
+        let c = RecordingOrigin(clientID: 1)
+        h.request(#"{"jsonrpc":"2.0","id":1,"method":"device.status","params":{"device":"dongle"}}"#, from: c)
+        #expect(c.response(1)?.value?["path"]?.stringValue == "\(h.dir)/other", "opened on the one left")
+    }
+
+    @Test("ACCESSORYD_NAME set by a udev rule names the accessory directly")
+    func taggedByName() throws {
+        let h = try Self.harness()
+        let tagged = DeviceIdentity(properties: [
+            "ACTION": "add", "SUBSYSTEM": "tty", "DEVPATH": "/devices/pci0/tty/ttyS4",
+            "DEVNAME": "\(h.dir)/dongle", "ACCESSORYD_NAME": "dongle",
+        ])
+        send(h, .added(tagged))
+        #expect(h.waitReady("dongle", seconds: 2))
+    }
+
+    @Test("a path accessory opens at once when its node or link appears, long before its back-off")
+    func pathAppearedOpensNow() throws {
+        let h = try Self.harness()
+        #expect(h.waitReady("plain"))
+        let plain = h.simulators.first { $0.configuration.name == "plain" }!
+        plain.hangUp(reappearAfter: .milliseconds(100))
+        #expect(Wait.until(seconds: 2) { h.state("plain") != .ready })
+        // Back-off is 5 s; the simulator is back after 100 ms. Only the event can open it sooner.
+        usleep(300_000)
+        #expect(h.state("plain") != .ready)
+        let r = h.registry
+        let link = "\(h.dir)/plain"
+        _ = Wait.onLoop(h.loop) { r.pathAppeared(link) }
+        #expect(h.waitReady("plain", seconds: 1))
+    }
+}
