@@ -134,7 +134,6 @@ extension Accessory {
         guard state == .ready || (state == .opening && channel != nil) else { return }
         counters.removals += 1
         counters.lastError = reason
-        if lateAnswerDue == nil { lateAnswerDue = claimant?.responseDue }
         detachTransport()
         cancelResync()
         queue.drain(error: AccessoryError.removed(device: name, reason: reason))
@@ -175,7 +174,7 @@ extension Accessory {
     func deviceDisappeared(_ reason: String) {
         loop.preconditionInLoop()
         if state == .ready {
-            deviceGone(reason)
+            closeWhileItMayStillAnswer(reason)
         }
         if isMatchedByUdev {
             devicePath = nil
@@ -190,11 +189,20 @@ extension Accessory {
     func reportConflict(_ reason: String) {
         loop.preconditionInLoop()
         guard stateReason != reason else { return }
-        if state == .ready { deviceGone(reason) }
+        if state == .ready { closeWhileItMayStillAnswer(reason) }
         devicePath = nil
         reopen.cancel()
         counters.lastError = reason
         setState(.failed, reason)
+    }
+
+    /// Closes a device that hot-plug (not the device itself) says is gone: the port was still
+    /// fine, so a transaction in progress may yet be answered, and if the same device is reopened
+    /// before that answer was due, the reopen discards it first. (A hang-up or EOF needs no such
+    /// care: that device is gone, and with it whatever it was about to say.)
+    private func closeWhileItMayStillAnswer(_ reason: String) {
+        lateAnswerDue = claimant?.responseDue
+        deviceGone(reason)
     }
 
     /// Found by vendor/product/serial (not a path or a by-id link): only udev can find it.
