@@ -14,7 +14,7 @@ test: deps
 	$(SWIFT) test --no-parallel
 	@# The udev monitor tests send fake udevd messages: only inside a private network namespace.
 	ACCESSORYD_HOST_NETNS="$$(readlink /proc/self/ns/net)" unshare -rn \
-		$(SWIFT) test --skip-build --no-parallel --filter HotplugNetlinkTests
+		$(SWIFT) test --skip-build --no-parallel --filter HotplugNetlink
 
 ## The race-prone suites under ThreadSanitizer, serially.
 test-race: deps

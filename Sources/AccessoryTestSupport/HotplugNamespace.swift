@@ -22,7 +22,7 @@ public enum HotplugNamespace {
     public static var skipReason: String? {
         let how =
             "run them with: \(hostVariable)=\"$(readlink /proc/self/ns/net)\" unshare -rn swift test --skip-build "
-            + "--no-parallel --filter HotplugNetlinkTests (make test does)"
+            + "--no-parallel --filter HotplugNetlink (make test does)"
         guard let host = ProcessEnvironment.value(hostVariable), !host.isEmpty else {
             return "fake udev messages must not reach the host's listeners; \(how)"
         }
