@@ -1,6 +1,6 @@
 # accessoryd — the two commands a newcomer needs are `make demo` and `make test`.
 SWIFT ?= swift
-.PHONY: deps build test test-race lint format demo bench loop-bench ops-bench serial-bench clean
+.PHONY: deps build test test-race lint format demo bench loop-bench ops-bench serial-bench soak soak-ci clean
 
 deps:
 	@scripts/install-deps.sh
@@ -42,6 +42,31 @@ ops-bench:
 
 serial-bench:
 	$(SWIFT) run -c release serial-bench
+
+## The soak (issue 7): 64 clients, random requests, kills, cancels, unplugs; checks the invariants.
+## SOAK_SECONDS sets the measured time; SOAK_FLAGS passes more (see `soak --help`).
+SOAK_SECONDS ?= 300
+SOAK_FLAGS ?=
+soak: deps
+	$(SWIFT) build --product accessoryd
+	$(SWIFT) build --product soak
+	"$$($(SWIFT) build --show-bin-path)/soak" --seconds $(SOAK_SECONDS) $(SOAK_FLAGS)
+
+## CI's soak: 60 s on the plain daemon, then shorter runs on ThreadSanitizer and AddressSanitizer
+## builds of the daemon (the soak program itself is the plain build).
+SOAK_CI_SANITIZER_SECONDS ?= 20
+soak-ci: deps
+	$(SWIFT) build --product accessoryd
+	$(SWIFT) build --product soak
+	"$$($(SWIFT) build --show-bin-path)/soak" --seconds 60
+	$(SWIFT) build --sanitize=thread --scratch-path .build-tsan --product accessoryd
+	TSAN_OPTIONS="$(SOAK_TSAN_OPTIONS)" "$$($(SWIFT) build --show-bin-path)/soak" \
+		--seconds $(SOAK_CI_SANITIZER_SECONDS) $(SOAK_SANITIZER_FLAGS) \
+		--daemon "$$($(SWIFT) build --sanitize=thread --scratch-path .build-tsan --show-bin-path)/accessoryd"
+	$(SWIFT) build --sanitize=address --scratch-path .build-asan --product accessoryd
+	ASAN_OPTIONS="$(SOAK_ASAN_OPTIONS)" LSAN_OPTIONS="$(SOAK_LSAN_OPTIONS)" "$$($(SWIFT) build --show-bin-path)/soak" \
+		--seconds $(SOAK_CI_SANITIZER_SECONDS) $(SOAK_SANITIZER_FLAGS) \
+		--daemon "$$($(SWIFT) build --sanitize=address --scratch-path .build-asan --show-bin-path)/accessoryd"
 
 clean:
 	rm -rf .build .build-*
