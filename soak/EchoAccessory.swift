@@ -7,7 +7,7 @@ import SystemCalls
 /// removes the link; replug opens a new pty and publishes its slave under the same link name,
 /// made beside it and renamed over it as udev does.
 ///
-/// It echoes every line, holds the echo of a slow (`S`) line back by ``slowDelay``, and sends
+/// It echoes every line, holds the echo of a slow (`S`) line back by `Options.slowDelay`, and sends
 /// spontaneous `R` lines now and then. Lines leave in order: a held-back echo delays what follows.
 ///
 /// Threading: the soak's loop thread only.
@@ -15,18 +15,18 @@ final class EchoAccessory {
     let number: Int
     let name: String
     let link: String
-    private let loop: IOLoop
-    private let random: SoakRandom
-    private let slowDelay: Duration
-    private let spontaneousEveryMs: ClosedRange<Int>
-    private let report: Report
+    private unowned let world: SoakWorld
+    private var loop: IOLoop { world.loop }
+    private var random: SoakRandom { world.random }
+    private var report: Report { world.report }
 
     private var source: FDSource?
     private var slaveHold: OwnedFD?
     private var slavePath: String?
     private var inbound: [UInt8] = []
-    /// Lines to send, each not before its instant; the head's remaining bytes when partly sent.
+    /// Lines to send, each not before its instant, and how much of the head has been sent.
     private var outbound: [(bytes: [UInt8], notBefore: LoopInstant)] = []
+    private var headSent = 0
     private var flushTimer: LoopTimer?
     private var spontaneousTimer: LoopTimer?
     /// Spontaneous lines sent so far (their numbers are 0..<spontaneousCount).
@@ -34,23 +34,11 @@ final class EchoAccessory {
 
     var isPlugged: Bool { source != nil }
 
-    init(
-        number: Int,
-        folder: String,
-        loop: IOLoop,
-        random: SoakRandom,
-        slowDelay: Duration,
-        spontaneousEveryMs: ClosedRange<Int>,
-        report: Report
-    ) {
+    init(number: Int, folder: String, world: SoakWorld) {
         self.number = number
         name = "echo\(number)"
         link = folder + "/echo\(number)"
-        self.loop = loop
-        self.random = random
-        self.slowDelay = slowDelay
-        self.spontaneousEveryMs = spontaneousEveryMs
-        self.report = report
+        self.world = world
     }
 
     /// Opens a new pty, serves it and publishes its link. No-op while plugged.
@@ -83,6 +71,7 @@ final class EchoAccessory {
         slavePath = nil
         inbound.removeAll()
         outbound.removeAll()
+        headSent = 0
         flushTimer?.cancel()
         flushTimer = nil
         spontaneousTimer?.cancel()
@@ -105,8 +94,9 @@ final class EchoAccessory {
         while let newline = inbound.firstIndex(of: 0x0A) {
             let line = Array(inbound[...newline])
             inbound.removeSubrange(...newline)
-            let delay = Payload.kind(of: line) == .slow ? slowDelay : .zero
-            outbound.append((line, loop.now + delay))
+            let kind = Payload.kind(of: line)
+            if kind == .slow || kind == .transact { world.traces[Array(line.dropLast())]?.arrivedAt = Clock.seconds() }
+            outbound.append((line, loop.now + (kind == .slow ? world.options.slowDelay : .zero)))
         }
         flush()
     }
@@ -124,24 +114,28 @@ final class EchoAccessory {
             }
             let result: IOResult<Int>
             do throws(SyscallError) {
-                result = try FileIO.write(source.fd, head.bytes)
+                result = try FileIO.write(source.fd, Array(head.bytes[headSent...]))
             } catch {
                 report.violation("accessory \(name): writing its pty master failed: \(error)")
                 unplug()
                 return
             }
-            guard case .processed(let count) = result, count == head.bytes.count else {
-                if case .processed(let count) = result { outbound[0].bytes.removeFirst(count) }
+            if case .processed(let count) = result { headSent += count }
+            guard headSent == head.bytes.count else {
                 source.setInterest([.readable, .writable])
                 return
             }
+            headSent = 0
             outbound.removeFirst()
+            if let kind = Payload.kind(of: head.bytes), kind == .slow || kind == .transact {
+                world.traces[Array(head.bytes.dropLast())]?.echoedAt = Clock.seconds()
+            }
         }
         source.setInterest(.readable)
     }
 
     private func scheduleSpontaneous() {
-        spontaneousTimer = loop.scheduleTimer(after: .milliseconds(random.int(spontaneousEveryMs))) {
+        spontaneousTimer = loop.scheduleTimer(after: .milliseconds(random.int(world.options.spontaneousEveryMs))) {
             [unowned self] in
             outbound.append((Payload.spontaneous(device: number, n: spontaneousCount) + [0x0A], loop.now))
             spontaneousCount += 1

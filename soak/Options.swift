@@ -33,19 +33,23 @@ struct Options {
     let maxOutstanding = 4
     let slowFraction = 0.03
     let slowTimeoutMs = 100
-    let settleMs = 150
+    /// The accessories' resync settle time. Lower than the slow echo's lateness past the
+    /// timeout (0 turns the resync after a timeout off), it lets late answers through: a way to
+    /// see the checks catch them.
+    var settleMs = 300
     let leaseMs = 50...300
     let spontaneousEveryMs = 200...800
-    /// A slow line's echo comes halfway through the resync that follows its timeout: late
-    /// enough to be late, early enough to be discarded with margin on both sides.
-    var slowDelay: Duration { .milliseconds(slowTimeoutMs + settleMs / 2) }
+    /// A slow line's echo comes 150 ms after its timeout, halfway through the resync that
+    /// follows (300 ms of quiet): 150 ms of margin on both sides for a starved soak or daemon.
+    var slowDelay: Duration { .milliseconds(slowTimeoutMs + 150) }
 
     var warmup: Int { warmupSeconds ?? min(10, max(2, seconds / 10)) }
 
     static let usage = """
         usage: soak [--seconds N] [--clients N] [--accessories N] [--seed S] [--warmup-seconds N]
                     [--products DIR | --daemon PATH] [--unplug-every-ms A-B] [--absent-ms A-B]
-                    [--kill-every-ms A-B] [--rss-tolerance-mib N] [--rss-tolerance-percent N] [--keep]
+                    [--kill-every-ms A-B] [--rss-tolerance-mib N] [--rss-tolerance-percent N]
+                    [--settle-ms N] [--keep]
           Runs accessoryd on echo accessories (ptys the soak serves itself) with many clients doing
           random transact/write/read/subscribe/lock/cancel while clients are killed and accessories
           unplugged and replugged; checks the invariants and prints the totals. Exit status 1 when
@@ -62,6 +66,8 @@ struct Options {
           --kill-every-ms A-B      time between client kills (default 100-400)
           --rss-tolerance-mib N    allowed VmRSS growth over the baseline, the larger of this ...
           --rss-tolerance-percent N  ... and this share of the baseline (defaults 4 MiB, 10 %)
+          --settle-ms N            the accessories' resync settle_ms (default 300; below 150 the
+                                   late answers of slow transacts escape: a test of the checks)
           --keep                   keep the run's folder (config, daemon log)
         """
 
@@ -97,6 +103,7 @@ struct Options {
             case "--kill-every-ms": options.killEveryMs = try range(flag)
             case "--rss-tolerance-mib": options.rssToleranceMiB = try number(flag)
             case "--rss-tolerance-percent": options.rssTolerancePercent = try number(flag)
+            case "--settle-ms": options.settleMs = try number(flag)
             case "--keep": options.keep = true
             case "-h", "--help":
                 print(usage)

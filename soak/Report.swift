@@ -22,6 +22,11 @@ final class Report {
 
     subscript(name: String) -> Int { counters[name] ?? 0 }
 
+    /// The latest the soak's own 10 ms tick fired, in ms.
+    private(set) var maxLagMs = 0
+
+    func noteLag(milliseconds: Int) { maxLagMs = max(maxLagMs, milliseconds) }
+
     func response(code: Int?) { responseCodes[code ?? 0, default: 0] += 1 }
 
     func violation(_ what: String) {
@@ -41,6 +46,7 @@ final class Report {
             let label = code == 0 ? "responses ok" : "responses error \(code) \(ErrorCode(rawValue: code)?.name ?? "")"
             Output.line("| \(label) | \(responseCodes[code] ?? 0) |")
         }
+        Output.line("| soak timer lag max (ms) | \(maxLagMs) |")
         Output.line("| **violations** | **\(violations)** |")
     }
 }

@@ -37,15 +37,7 @@ final class Soak {
     func run(daemonExecutable: String) throws -> Bool {
         defer { cleanUp() }
         for n in 0..<options.accessories {
-            let accessory = EchoAccessory(
-                number: n,
-                folder: folder,
-                loop: loop,
-                random: world.random,
-                slowDelay: options.slowDelay,
-                spontaneousEveryMs: options.spontaneousEveryMs,
-                report: report
-            )
+            let accessory = EchoAccessory(number: n, folder: folder, world: world)
             try accessory.plug()
             world.accessories.append(accessory)
             world.written.append([])
@@ -243,7 +235,14 @@ final class Soak {
     /// Runs the loop for `seconds`, or less once `condition` is false (checked at least every
     /// 10 ms), or until the daemon dies.
     private func runLoop(seconds: Double, while condition: () -> Bool = { true }) {
-        let tick = loop.scheduleTimer(after: .milliseconds(10), repeating: .milliseconds(10)) {}
+        // The tick bounds how late `condition` is seen, and measures how late the soak's own
+        // timers fire (a starved soak sends slow answers late: see the README section).
+        var last = Clock.seconds()
+        let tick = loop.scheduleTimer(after: .milliseconds(10), repeating: .milliseconds(10)) { [unowned self] in
+            let now = Clock.seconds()
+            report.noteLag(milliseconds: Int(((now - last - 0.01) * 1000).rounded()))
+            last = now
+        }
         defer { tick.cancel() }
         let deadline = Clock.seconds() + seconds
         loop.run { !daemonDied && Clock.seconds() < deadline && condition() }

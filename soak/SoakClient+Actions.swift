@@ -34,7 +34,7 @@ extension SoakClient {
             )
         case 75..<79:
             subscribed = true
-            let one = random.chance(0.5) ? world.deviceName(device) : nil
+            let one = random.chance(0.9) ? world.deviceName(device) : nil  // all devices: many notifications
             send(.subscribe, .subscribe(SubscriptionParams(device: one)))
         case 79..<81:
             subscribed = false

@@ -17,6 +17,7 @@ extension SoakClient {
             return
         }
         answered.insert(id)
+        world.noteOutcome(of: call, response.error.map { "answered \($0.code)" } ?? "answered")
         checkResult(response, of: call, id: id)
         let outcome: Outcome = response.error.map { .failure(code: $0.code) } ?? .success
         switch call.cancel {
@@ -56,8 +57,9 @@ extension SoakClient {
                 if slow { report.count("slow transacts answered in time") }
             } else {
                 report.violation(
-                    "\(label) (\(Payload.text(payload))) on echo\(device) got frames "
-                        + frames.map(Payload.text).description
+                    "\(label) on echo\(device) got someone else's frames: "
+                        + frames.map(world.history(of:)).joined(separator: " | ") + "; its own: "
+                        + world.history(of: payload)
                 )
             }
         case .write(_, let payload):
@@ -151,6 +153,8 @@ extension SoakClient {
             case .write? where world.written[device].contains(frame.bytes): return
             case .spontaneous? where Payload.spontaneousDevice(frame.bytes) == device: return
             case .slow?: report.count("late slow answers seen as device.data")
+            case .transact?:
+                report.violation("client \(number): device.data on \(name) carried \(world.history(of: frame.bytes))")
             default:
                 report.violation("client \(number): device.data on \(name) carried \(Payload.text(frame.bytes))")
             }

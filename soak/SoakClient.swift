@@ -66,6 +66,7 @@ final class SoakClient {
     func kill() {
         drain()
         world.report.count("requests abandoned by kills", pending.count)
+        for call in pending.values { world.noteOutcome(of: call, "its client was killed") }
         close()
     }
 
@@ -83,6 +84,7 @@ final class SoakClient {
         let id = nextID
         nextID += 1
         pending[id] = Call(kind: kind)
+        if case .transact(_, let payload, _) = kind { world.traces[payload] = Trace(sentAt: Clock.seconds()) }
         outbound += Request(id: .int(id), method: method).line
         world.report.count("requests")
         flush()

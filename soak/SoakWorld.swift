@@ -13,6 +13,9 @@ final class SoakWorld {
     var accessories: [EchoAccessory] = []
     /// Per accessory, every `write` payload sent to it (whether or not the write succeeded).
     var written: [Set<[UInt8]>] = []
+    /// Every `transact` payload's life (see ``Trace``).
+    var traces: [[UInt8]: Trace] = [:]
+    let startedAt = Clock.seconds()
     /// Connections made so far; numbers each new one.
     var connectionsMade = 0
 
@@ -22,6 +25,18 @@ final class SoakWorld {
         self.report = report
         self.options = options
         self.socketPath = socketPath
+    }
+
+    /// Where the `transact` payload in `frame` came from, for a violation message.
+    func history(of frame: [UInt8]) -> String {
+        guard let trace = traces[frame] else { return "not a payload the soak sent" }
+        return Payload.text(frame) + ": " + trace.describe(since: startedAt)
+    }
+
+    /// Notes how a `transact` ended (for ``history(of:)``); other calls are not traced.
+    func noteOutcome(of call: Call, _ outcome: String) {
+        guard case .transact(_, let payload, _) = call.kind else { return }
+        traces[payload]?.outcome = outcome + " at \(Int(((Clock.seconds() - startedAt) * 1000).rounded())) ms"
     }
 
     func deviceName(_ number: Int) -> String { "echo\(number)" }
