@@ -28,7 +28,8 @@ extension SoakClient {
         onResponse?(response)
     }
 
-    /// `cancel` said `cancelled: true`: the request's own response must carry no data.
+    /// `cancel` said `cancelled: true`: the request's own response must be the `cancelled` error
+    /// (no data, and not another error it ended with instead).
     private func checkCancelled(_ id: Int64, _ outcome: Outcome) {
         switch outcome {
         case .success:
@@ -36,7 +37,7 @@ extension SoakClient {
         case .failure(code: ErrorCode.cancelled.rawValue):
             world.report.count("cancelled requests answered 1004")
         case .failure(let code):
-            world.report.count("cancelled requests answered \(code)")
+            world.report.violation("client \(number): request \(id) was reported cancelled but answered \(code)")
         }
     }
 
