@@ -1,6 +1,6 @@
 # accessoryd — the two commands a newcomer needs are `make demo` and `make test`.
 SWIFT ?= swift
-.PHONY: deps build test test-race lint format units demo bench loop-bench ops-bench serial-bench clean
+.PHONY: deps build test test-race lint format units demo bench loop-bench ops-bench serial-bench soak soak-ci clean
 
 deps:
 	@scripts/install-deps.sh
@@ -22,10 +22,10 @@ test-race: deps
 		--filter 'IOLoopTests|OperationsTests|TransportsTests|SimulatorTests'
 
 lint:
-	$(SWIFT) format lint --strict --recursive Sources Tests bench
+	$(SWIFT) format lint --strict --recursive Sources Tests bench soak
 
 format:
-	$(SWIFT) format --in-place --recursive Sources Tests bench
+	$(SWIFT) format --in-place --recursive Sources Tests bench soak
 
 ## The systemd units: `systemd-analyze verify` (any output fails) and the hardening score
 ## (`security --offline=true`, exposure 2.0 or lower). Needs the built accessoryd.
@@ -51,6 +51,34 @@ ops-bench:
 
 serial-bench:
 	$(SWIFT) run -c release serial-bench
+
+## The soak (issue 7): 64 clients, random requests, kills, cancels, unplugs; checks the invariants.
+## SOAK_SECONDS sets the measured time; SOAK_FLAGS passes more (see `soak --help`).
+SOAK_SECONDS ?= 300
+SOAK_FLAGS ?=
+## The daemon is the debug build (assertions on); the soak itself is built for release so that
+## its own timing (late answers 150 ms after a timeout) holds under load.
+SOAK = "$$($(SWIFT) build -c release --show-bin-path)/soak"
+soak: deps
+	$(SWIFT) build --product accessoryd
+	$(SWIFT) build -c release --product soak
+	$(SOAK) --products "$$($(SWIFT) build --show-bin-path)" --seconds $(SOAK_SECONDS) $(SOAK_FLAGS)
+
+## CI's soak: 60 s on the plain daemon, then shorter runs on ThreadSanitizer and AddressSanitizer
+## builds of the daemon (the soak program is the same release build).
+## No sanitizer options or suppressions are needed: the daemon's log is scanned for reports,
+## TSan makes it exit 66 after one, and LeakSanitizer (explicitly on) checks leaks at its exit.
+SOAK_CI_SANITIZER_SECONDS ?= 20
+soak-ci: deps
+	$(SWIFT) build --product accessoryd
+	$(SWIFT) build -c release --product soak
+	$(SOAK) --products "$$($(SWIFT) build --show-bin-path)" --seconds 60
+	$(SWIFT) build --sanitize=thread --scratch-path .build-tsan --product accessoryd
+	$(SOAK) --seconds $(SOAK_CI_SANITIZER_SECONDS) \
+		--daemon "$$($(SWIFT) build --sanitize=thread --scratch-path .build-tsan --show-bin-path)/accessoryd"
+	$(SWIFT) build --sanitize=address --scratch-path .build-asan --product accessoryd
+	ASAN_OPTIONS=detect_leaks=1 $(SOAK) --seconds $(SOAK_CI_SANITIZER_SECONDS) --no-rss-check \
+		--daemon "$$($(SWIFT) build --sanitize=address --scratch-path .build-asan --show-bin-path)/accessoryd"
 
 clean:
 	rm -rf .build .build-*

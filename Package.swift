@@ -130,6 +130,14 @@ let package = Package(
             path: "bench/rtt-bench",
             swiftSettings: strict
         ),
+        // The soak program (issue 7): accessoryd under random load with kills, cancels and unplugs.
+        .executableTarget(
+            name: "soak",
+            dependencies: ["ControlProtocol", "IOLoop", "SystemCalls"],
+            path: "soak",
+            exclude: ["README-section.md"],
+            swiftSettings: strict
+        ),
         .target(
             name: "AccessoryTestSupport",
             dependencies: ["IOLoop", "SystemCalls"],

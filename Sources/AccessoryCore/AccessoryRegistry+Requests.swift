@@ -120,10 +120,17 @@ extension AccessoryRegistry {
             guard let op = inflight[origin.clientID]?[p.id] else { return ok(CancelResult(cancelled: false)) }
             if op.accessory.unpark(op) {
                 op.replyWithoutRunning(.cancelled)
-            } else {
-                op.cancel(error: OperationError.cancelled)
+                return ok(CancelResult(cancelled: true))
             }
-            ok(CancelResult(cancelled: true))
+            // `cancel()` takes effect on a later turn, and may lose to what got there first: a
+            // removal that is already cancelling it, or its answer. So the reply waits for the
+            // request's own: `cancelled: true` exactly when that was the `cancelled` error.
+            let answerRequest = op.onComplete
+            op.onComplete = { op in
+                answerRequest?(op)
+                ok(CancelResult(cancelled: op.answeredCancelled))
+            }
+            op.cancel(error: OperationError.cancelled)
         case .daemonStatus:
             var o = daemonStatus()
             o.append("accessories", .int(accessories.count))

@@ -45,6 +45,8 @@ final class RequestOperation: LoopOperation, @unchecked Sendable {  // @unchecke
     private var expired = false
     private var written = 0
     private var replied = false
+    /// Whether the one response was the `cancelled` error (what a `cancel` of it reports).
+    private(set) var answeredCancelled = false
 
     init(accessory: Accessory, kind: Kind, timeout: Duration, requestID: RequestID, origin: any RequestOrigin) {
         self.accessory = accessory
@@ -179,6 +181,7 @@ final class RequestOperation: LoopOperation, @unchecked Sendable {  // @unchecke
         }
         if let error {
             let rpc = AccessoryError.rpcError(for: error)
+            answeredCancelled = rpc.errorCode == .cancelled
             switch rpc.errorCode {
             case .timedOut?: c.requestsTimedOut += 1
             case .cancelled?: c.requestsCancelled += 1

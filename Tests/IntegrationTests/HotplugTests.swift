@@ -100,8 +100,18 @@ struct HotplugNetlinkDaemonTests {
         let client = try s.connect()
         defer { client.close() }
         var udev = try UeventSender()
-        try udev.send(action: "add", devPath: "/devices/usb1/1-1/tty/ttyUSB0", devName: first, properties: Self.properties(serial: "A1"))
-        try udev.send(action: "add", devPath: "/devices/usb1/1-3/tty/ttyUSB2", devName: second, properties: Self.properties(serial: "A1"))
+        try udev.send(
+            action: "add",
+            devPath: "/devices/usb1/1-1/tty/ttyUSB0",
+            devName: first,
+            properties: Self.properties(serial: "A1")
+        )
+        try udev.send(
+            action: "add",
+            devPath: "/devices/usb1/1-3/tty/ttyUSB2",
+            devName: second,
+            properties: Self.properties(serial: "A1")
+        )
         let deadline = Deadline(seconds: 5)
         var status = try client.result("device.status", Params.device("dongle"))
         while status["state"]?.stringValue != "failed" && !deadline.hasPassed {
