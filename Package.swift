@@ -135,7 +135,6 @@ let package = Package(
             name: "soak",
             dependencies: ["ControlProtocol", "IOLoop", "SystemCalls"],
             path: "soak",
-            exclude: ["README-section.md"],
             swiftSettings: strict
         ),
         .target(
