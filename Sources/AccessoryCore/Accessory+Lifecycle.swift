@@ -15,6 +15,10 @@ extension Accessory {
         }
         guard state != .ready, state != .opening else { return }
         switch settings.source {
+        case .match(let m) where m.byID == nil && devicePath == nil: break
+        default: counters.openAttempts += 1
+        }
+        switch settings.source {
         case .rfcomm(let target):
             openRFCOMM(target)
         case .match(let m) where m.byID == nil && devicePath == nil:

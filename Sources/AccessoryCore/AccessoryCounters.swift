@@ -15,6 +15,8 @@ struct AccessoryCounters {
     var requestsCancelled: UInt64 = 0
     var requestsTimedOut: UInt64 = 0
     var opens: UInt64 = 0
+    /// Every attempt to open or connect, successful or not (the back-off shows in its rate).
+    var openAttempts: UInt64 = 0
     var removals: UInt64 = 0
     var lastError: String?
 
@@ -50,6 +52,7 @@ struct AccessoryCounters {
         o.append("requests_cancelled", .integer(Int64(requestsCancelled)))
         o.append("requests_timed_out", .integer(Int64(requestsTimedOut)))
         o.append("opens", .integer(Int64(opens)))
+        o.append("open_attempts", .integer(Int64(openAttempts)))
         o.append("removals", .integer(Int64(removals)))
         if let (p50, p99) = latencyPercentiles() {
             o.append("latency_p50_ms", .number(.double(p50)))

@@ -137,3 +137,29 @@ struct HotplugRoutingTests {
         #expect(h.waitReady("plain", seconds: 1))
     }
 }
+
+/// RFCOMM accessories reconnect with the same back-off as serial ones. Here there is no
+/// Bluetooth stack: each attempt fails (`EAFNOSUPPORT`, a clear "Bluetooth unavailable" state),
+/// which exercises the retry path for real.
+@Suite("RFCOMM reconnect")
+struct RFCOMMReconnectTests {
+    @Test("a failing RFCOMM link is retried with back-off: a few attempts, never a busy loop")
+    func retriedWithBackoff() throws {
+        let yaml = """
+            accessories:
+              - name: bt
+                rfcomm: {address: "00:11:22:33:44:55", channel: 1}
+                reconnect: {initial_ms: 20, max_ms: 160}
+            """
+        let h = try CoreHarness(sims: [:], yaml: yaml)
+        #expect(Wait.until(seconds: 2) { h.state("bt") == .failed || h.state("bt") == .absent })
+        usleep(700_000)
+        let c = RecordingOrigin(clientID: 1)
+        h.request(#"{"jsonrpc":"2.0","id":1,"method":"device.status","params":{"device":"bt"}}"#, from: c)
+        let status = c.response(1)?.value
+        let attempts = status?["counters"]?["open_attempts"]?.int64Value ?? 0
+        // At 20, 60, 140, 300, 460, 620 ms … about 6 in 0.7 s (a busy loop would make thousands).
+        #expect((3...12).contains(attempts), "\(attempts) attempts; \(String(describing: status))")
+        #expect(status?["reason"]?.stringValue?.lowercased().contains("bluetooth") == true)
+    }
+}
