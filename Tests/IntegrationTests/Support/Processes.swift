@@ -54,9 +54,18 @@ final class ChildRun {
 
     /// Sends SIGTERM and waits (bounded) for the child to end. Returns how it ended, or nil if it
     /// is still running after `seconds`.
-    func terminate(seconds: Double = 10) -> ChildProcess.Termination? {
-        if poll() == nil { try? ChildProcess.signal(pid, SIGTERM) }
+    /// `signalling` is the process to send it to when that is not the child itself (a program
+    /// run under `strace`, whose exit ends the child).
+    func terminate(seconds: Double = 10, signalling target: pid_t? = nil) -> ChildProcess.Termination? {
+        if poll() == nil { try? ChildProcess.signal(target ?? pid, SIGTERM) }
         return wait(seconds: seconds)
+    }
+
+    /// The pids of this child's own children (`/proc/<pid>/task/<pid>/children`).
+    var children: [pid_t] {
+        TemporaryDirectory.contents(of: "/proc/\(pid)/task/\(pid)/children")
+            .split(whereSeparator: { $0 == " " || $0 == "\n" })
+            .compactMap { pid_t($0) }
     }
 
     /// Last resort: SIGKILL and reap (no-op if it has already been reaped).
@@ -109,13 +118,23 @@ final class DaemonRun {
     let child: ChildRun
     let socketPath: String
 
-    /// Starts the daemon and waits (bounded) until its socket accepts a connection.
-    init(configPath: String, socketPath: String, in directory: TemporaryDirectory) throws {
+    /// Starts the daemon and waits (bounded) until its socket accepts a connection. `launcher`
+    /// runs it (e.g. `setpriv --reuid=65534 …`, `prlimit --nofile=…`); `runtimeDirectory` is the
+    /// folder's path unless given.
+    init(
+        configPath: String,
+        socketPath: String,
+        in directory: TemporaryDirectory,
+        runtimeDirectory: String? = nil,
+        launcher: [String] = []
+    ) throws {
         self.socketPath = socketPath
+        let daemon = try BuiltProducts.daemon()
+        let arguments = ["--config", configPath, "--runtime-dir", runtimeDirectory ?? directory.path]
         child = try ChildRun(
             label: "accessoryd",
-            executable: try BuiltProducts.daemon(),
-            arguments: ["--config", configPath, "--runtime-dir", directory.path],
+            executable: launcher.first ?? daemon,
+            arguments: launcher.isEmpty ? arguments : Array(launcher.dropFirst()) + [daemon] + arguments,
             stdoutPath: directory.file("accessoryd.log"),
             stderrPath: directory.file("accessoryd.log")
         )
