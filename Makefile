@@ -1,6 +1,6 @@
 # accessoryd — the two commands a newcomer needs are `make demo` and `make test`.
 SWIFT ?= swift
-.PHONY: deps build test test-race lint format demo bench loop-bench ops-bench serial-bench clean
+.PHONY: deps build test test-race lint format demo bench loop-bench ops-bench serial-bench fuzz clean
 
 deps:
 	@scripts/install-deps.sh
@@ -19,10 +19,10 @@ test-race: deps
 		--filter 'IOLoopTests|OperationsTests|TransportsTests|SimulatorTests'
 
 lint:
-	$(SWIFT) format lint --strict --recursive Sources Tests bench
+	$(SWIFT) format lint --strict --recursive Sources Tests bench fuzz
 
 format:
-	$(SWIFT) format --in-place --recursive Sources Tests bench
+	$(SWIFT) format --in-place --recursive Sources Tests bench fuzz
 
 ## Builds in release, starts the daemon on its embedded default (simulated accessories) and
 ## runs a short accessoryctl session against it.
@@ -42,6 +42,12 @@ ops-bench:
 
 serial-bench:
 	$(SWIFT) run -c release serial-bench
+
+## libFuzzer targets (fuzz/<target>/main.swift) on the JSON-RPC decoder, the framers and the
+## config decoder, FUZZ_SECONDS each (default 60), from the seeds in fuzz/corpus. See fuzz/run.sh.
+FUZZ_SECONDS ?= 60
+fuzz: deps
+	FUZZ_SECONDS=$(FUZZ_SECONDS) fuzz/run.sh
 
 clean:
 	rm -rf .build .build-*
