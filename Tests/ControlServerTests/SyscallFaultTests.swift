@@ -94,7 +94,8 @@ struct SyscallFaultTests {
             #expect(h.logs.lines.value.contains { $0.1.contains("write failed") }, "\(h.logs.lines.value)")
             // The bystander is served, and so is a newcomer.
             for id in 3...5 { #expect(bystander.call(listRequest(id: id))?.result != nil) }
-            #expect(try h.client().call(listRequest(id: 6))?.result != nil)
+            let newcomer = try h.client()
+            #expect(newcomer.call(listRequest(id: 6))?.result != nil)
             #expect(h.server.statistics.clients == 2)
         }
     }
