@@ -1,6 +1,6 @@
 # accessoryd — the two commands a newcomer needs are `make demo` and `make test`.
 SWIFT ?= swift
-.PHONY: deps build test test-race lint format units demo bench loop-bench ops-bench serial-bench soak soak-ci clean
+.PHONY: deps build test test-race lint format units demo bench loop-bench ops-bench serial-bench soak soak-ci fuzz clean
 
 deps:
 	@scripts/install-deps.sh
@@ -22,10 +22,10 @@ test-race: deps
 		--filter 'IOLoopTests|OperationsTests|TransportsTests|SimulatorTests'
 
 lint:
-	$(SWIFT) format lint --strict --recursive Sources Tests bench soak
+	$(SWIFT) format lint --strict --recursive Sources Tests bench soak fuzz
 
 format:
-	$(SWIFT) format --in-place --recursive Sources Tests bench soak
+	$(SWIFT) format --in-place --recursive Sources Tests bench soak fuzz
 
 ## The systemd units: `systemd-analyze verify` (any output fails) and the hardening score
 ## (`security --offline=true`, exposure 2.0 or lower). Needs the built accessoryd.
@@ -79,6 +79,12 @@ soak-ci: deps
 	$(SWIFT) build --sanitize=address --scratch-path .build-asan --product accessoryd
 	ASAN_OPTIONS=detect_leaks=1 $(SOAK) --seconds $(SOAK_CI_SANITIZER_SECONDS) --no-rss-check \
 		--daemon "$$($(SWIFT) build --sanitize=address --scratch-path .build-asan --show-bin-path)/accessoryd"
+
+## libFuzzer targets (fuzz/<target>/main.swift) on the JSON-RPC decoder, the framers and the
+## config decoder, FUZZ_SECONDS each (default 60), from the seeds in fuzz/corpus. See fuzz/run.sh.
+FUZZ_SECONDS ?= 60
+fuzz: deps
+	FUZZ_SECONDS=$(FUZZ_SECONDS) fuzz/run.sh
 
 clean:
 	rm -rf .build .build-*

@@ -47,7 +47,16 @@ public enum Epoll {
         data: UnsafeMutableBufferPointer<UInt64>,
         timeoutMilliseconds: CInt
     ) throws(SyscallError) -> Int {
-        let max = CInt(Swift.min(events.count, data.count, 256))
+        var max = CInt(Swift.min(events.count, data.count, 256))
+        // The fault seam, by hand: this call does not retry EINTR (the loop wants the early
+        // return), so it cannot go through `syscall`. `.limit(n)` hands out at most n events.
+        if FaultInjection.isActive, let fault = FaultInjection.fault(for: .epoll_wait, fd: epfd) {
+            switch fault {
+            case .error(.interrupted): return 0
+            case .error(let e): throw SyscallError(.epoll_wait, e)
+            case .limit(let n): max = CInt(Swift.max(1, Swift.min(Int(max), n)))
+            }
+        }
         let n = cas_epoll_wait(epfd, events.baseAddress, data.baseAddress, max, timeoutMilliseconds)
         if n >= 0 { return Int(n) }
         let e = Glibc.errno

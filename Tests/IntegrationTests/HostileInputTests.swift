@@ -34,6 +34,18 @@ import Testing
             (request(6, "transact", params: #"{"device":"echo","data":7}"#), -32602),
             (request(7, "transact", params: #"{"device":"echo","data":"x","timeout_ms":1e999}"#), -32602),
             (request(8, "lock", params: #"{"device":"echo","lease_ms":true}"#), -32602),
+            // Invalid UTF-8 inside `data`: not JSON text at all.
+            (
+                Array(#"{"jsonrpc":"2.0","id":9,"method":"write","params":{"device":"echo","data":""#.utf8)
+                    + [0xC3, 0x28, 0xFF] + Array(#""}}"#.utf8), -32700
+            ),
+            // Huge numbers: an id past 64 bits, a timeout past any integer type, a huge exponent.
+            (Array(#"{"jsonrpc":"2.0","id":123456789012345678901234567890,"method":"devices.list"}"#.utf8), -32600),
+            (
+                request(10, "transact", params: #"{"device":"echo","data":"x","timeout_ms":99999999999999999999}"#),
+                -32602
+            ),
+            (request(11, "read", params: #"{"device":"echo","max_frames":-1e400}"#), -32602),
         ]
         for (bytes, code) in lines {
             try client.send(raw: bytes + [0x0A])

@@ -95,3 +95,78 @@ import Testing
         root.close()
     }
 }
+
+/// Access by group: `access: {groups: [dialout]}` lets a client whose supplementary groups
+/// include dialout in, and keeps the same uid without the group out, for every method that
+/// names the accessory.
+extension PermissionTests {
+    /// Runs the client script as uid 65534 with `groups` and returns one response per request.
+    static func responses(
+        _ s: Scenario,
+        groups: [String],
+        _ requests: [(String, JSONValue?)],
+        tag: String
+    ) throws -> [Response] {
+        let lines = requests.enumerated().map { index, request in
+            String(
+                decoding: RPCClient.requestLine(id: .int(Int64(index)), method: request.0, params: request.1)
+                    .dropLast(),
+                as: UTF8.self
+            )
+        }
+        let child = try ChildRun(
+            label: "client as uid 65534 (\(tag))",
+            executable: setpriv,
+            arguments: ["--reuid=65534", "--regid=65534"] + groups + [python, "-c", clientScript, s.socketPath] + lines,
+            stdoutPath: s.directory.file("\(tag).out"),
+            stderrPath: s.directory.file("\(tag).err")
+        )
+        let ended = child.wait(seconds: 20)
+        if ended == nil { child.kill() }
+        guard ended == .exited(0) else {
+            throw HarnessError("client \(tag) ended \(String(describing: ended)): \(child.stderr)")
+        }
+        let responses = try child.stdout.split(separator: "\n").map { line -> Response in
+            guard case .response(let r) = try ServerMessage.decode(Array(line.utf8)) else {
+                throw HarnessError("not a response: \(line)")
+            }
+            return r
+        }
+        guard responses.count == requests.count else { throw HarnessError("replies: \(child.stdout)") }
+        return responses
+    }
+
+    @Test(.enabled(if: unavailableReason == nil && getgrnam("dialout") != nil, "needs root, setpriv and dialout"))
+    func groupMembershipDecidesAccessForEveryMethodNamingTheAccessory() throws {
+        let s = try Scenario()
+        defer { s.finish() }
+        try s.simulator("team")
+        try s.startDaemon(accessories: [s.lineAccessory("team", "access: {groups: [dialout]}")])
+        let dialout = try #require(getgrnam("dialout")).pointee.gr_gid
+        let requests: [(String, JSONValue?)] = [
+            ("devices.list", nil),
+            ("device.status", Params.device("team")),
+            ("transact", Params.transfer("team", "hello")),
+            ("write", Params.transfer("team", "w")),
+            ("read", ["device": "team", "timeout_ms": 50]),
+            ("subscribe", Params.device("team")),
+            ("lock", Params.device("team")),
+            ("unlock", Params.device("team")),
+        ]
+        let outsider = try Self.responses(s, groups: ["--clear-groups"], requests, tag: "outsider")
+        #expect(outsider[0].result?["devices"]?.arrayValue?.isEmpty == true, "\(outsider[0])")
+        for (request, r) in zip(requests.dropFirst(), outsider.dropFirst()) {
+            #expect(r.code == 1006, "\(request.0) as an outsider: \(r)")
+        }
+        let member = try Self.responses(s, groups: ["--groups=\(dialout)"], requests, tag: "member")
+        let names = member[0].result?["devices"]?.arrayValue?.compactMap { $0["name"]?.stringValue }
+        #expect(names == ["team"])
+        #expect(member[1].result?["state"] == "ready", "\(member[1])")
+        #expect(member[2].frameTexts == ["hello"], "\(member[2])")
+        for (request, r) in zip(requests.dropFirst(3), member.dropFirst(3)) {
+            #expect(r.code != 1006, "\(request.0) as a member: \(r)")
+        }
+        #expect(member[6].result?["locked"] == true, "\(member[6])")
+        #expect(member[7].result?["unlocked"] == true, "\(member[7])")
+    }
+}

@@ -76,9 +76,18 @@ final class ChildRun {
 
     /// Sends SIGTERM and waits (bounded) for the child to end. Returns how it ended, or nil if it
     /// is still running after `seconds`.
-    func terminate(seconds: Double = 10) -> ChildProcess.Termination? {
-        if poll() == nil { try? ChildProcess.signal(pid, SIGTERM) }
+    /// `signalling` is the process to send it to when that is not the child itself (a program
+    /// run under `strace`, whose exit ends the child).
+    func terminate(seconds: Double = 10, signalling target: pid_t? = nil) -> ChildProcess.Termination? {
+        if poll() == nil { try? ChildProcess.signal(target ?? pid, SIGTERM) }
         return wait(seconds: seconds)
+    }
+
+    /// The pids of this child's own children (`/proc/<pid>/task/<pid>/children`).
+    var children: [pid_t] {
+        TemporaryDirectory.contents(of: "/proc/\(pid)/task/\(pid)/children")
+            .split(whereSeparator: { $0 == " " || $0 == "\n" })
+            .compactMap { pid_t($0) }
     }
 
     /// Last resort: SIGKILL and reap (no-op if it has already been reaped).
@@ -132,19 +141,24 @@ final class DaemonRun {
     let socketPath: String
 
     /// Starts the daemon (with `environment` added to ours) and, if `waitForSocket`, waits
-    /// (bounded) until its socket accepts a connection.
+    /// (bounded) until its socket accepts a connection. `launcher` runs it (e.g. `setpriv
+    /// --reuid=65534 …`, `prlimit --nofile=…`); `runtimeDirectory` is the folder's path unless given.
     init(
         configPath: String,
         socketPath: String,
         in directory: TemporaryDirectory,
         environment: [String: String]? = nil,
-        waitForSocket: Bool = true
+        waitForSocket: Bool = true,
+        runtimeDirectory: String? = nil,
+        launcher: [String] = []
     ) throws {
         self.socketPath = socketPath
+        let daemon = try BuiltProducts.daemon()
+        let arguments = ["--config", configPath, "--runtime-dir", runtimeDirectory ?? directory.path]
         child = try ChildRun(
             label: "accessoryd",
-            executable: try BuiltProducts.daemon(),
-            arguments: ["--config", configPath, "--runtime-dir", directory.path],
+            executable: launcher.first ?? daemon,
+            arguments: launcher.isEmpty ? arguments : Array(launcher.dropFirst()) + [daemon] + arguments,
             environment: environment,
             stdoutPath: directory.file("accessoryd.log"),
             stderrPath: directory.file("accessoryd.log")

@@ -10,7 +10,7 @@ import Testing
 /// SIGTERM and expects exit status 0 (recording the daemon's log otherwise), stops the
 /// simulators and removes the folder, whether or not the test got that far.
 ///
-/// Threading: the test's thread (``socketPath`` may be read from any thread).
+/// Threading: the test's thread.
 final class Scenario {
     let directory: TemporaryDirectory
     private(set) var simulators: [SimulatorRun] = []
@@ -22,7 +22,12 @@ final class Scenario {
         directory = try TemporaryDirectory()
     }
 
-    var socketPath: String { directory.file("accessoryd.sock") }
+    /// Where the configuration puts the socket (the folder, unless a test moves it).
+    lazy var socketPath: String = directory.file("accessoryd.sock")
+    /// The daemon's `--runtime-dir` (the folder, unless a test moves it).
+    lazy var runtimeDirectory: String = directory.path
+    /// What runs the daemon (`setpriv …`, `prlimit …`, `strace …`); nothing by default.
+    var launcher: [String] = []
 
     /// Starts `accessory-sim --name name --link <folder>/name` plus `arguments`; returns the link.
     @discardableResult
@@ -65,7 +70,14 @@ final class Scenario {
         environment: [String: String]? = nil
     ) throws {
         let path = try directory.write("accessoryd.yaml", configuration(limits: limits, accessories: accessories))
-        daemon = try DaemonRun(configPath: path, socketPath: socketPath, in: directory, environment: environment)
+        daemon = try DaemonRun(
+            configPath: path,
+            socketPath: socketPath,
+            in: directory,
+            environment: environment,
+            runtimeDirectory: runtimeDirectory,
+            launcher: launcher
+        )
         try waitUntilReady(ready ?? simulators.map(\.name))
     }
 
@@ -115,7 +127,9 @@ final class Scenario {
             )
             return ended
         }
-        let ended = daemon.child.terminate(seconds: 10)
+        // Under a launcher that forks (strace), the daemon is the launcher's child.
+        let target = launcher.first?.hasSuffix("strace") == true ? daemon.child.children.first : nil
+        let ended = daemon.child.terminate(seconds: 10, signalling: target)
         if ended != .exited(0) {
             let outcome = ended.map { "\($0)" } ?? "still running after 10 s"
             Issue.record(

@@ -1,0 +1,56 @@
+import ControlProtocol
+import Glibc
+import SystemCalls
+import Testing
+
+/// A lock held by a process that is killed (SIGKILL: no unlock, no orderly close) is released,
+/// and the client waiting behind it is served.
+///
+/// Threading: the test's thread; it owns the scenario's processes and the holder child.
+@Suite struct LockHolderTests {
+    static let python = "/usr/bin/python3"
+
+    /// Takes the lock named by argv[2], prints the reply, then sleeps until killed.
+    static let holderScript = """
+        import socket, sys, time
+        s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        s.connect(sys.argv[1])
+        f = s.makefile("rwb")
+        f.write(b'{"jsonrpc":"2.0","id":1,"method":"lock","params":{"device":"' + sys.argv[2].encode() + b'"}}\\n')
+        f.flush()
+        sys.stdout.write(f.readline().decode())
+        sys.stdout.flush()
+        time.sleep(60)
+        """
+
+    @Test(.enabled(if: access(python, X_OK) == 0, "\(python) is not installed"))
+    func aKilledHolderReleasesTheLock() throws {
+        let s = try Scenario()
+        defer { s.finish() }
+        try s.simulator("echo")
+        try s.startDaemon(accessories: [s.lineAccessory("echo")])
+        let holder = try ChildRun(
+            label: "lock holder",
+            executable: Self.python,
+            arguments: ["-c", Self.holderScript, s.socketPath, "echo"],
+            stdoutPath: s.directory.file("holder.out"),
+            stderrPath: s.directory.file("holder.err")
+        )
+        defer { holder.kill() }
+        let locked = Deadline(seconds: 10)
+        while !holder.stdout.contains(#""locked":true"#) && !locked.hasPassed { usleep(5_000) }
+        try #require(holder.stdout.contains(#""locked":true"#), "holder: \(holder.stdout) \(holder.stderr)")
+
+        let other = try s.connect()
+        let waiting = try other.send("transact", Params.transfer("echo", "after the holder"))
+        #expect(try other.messages(during: 0.3).isEmpty, "answered while another process held the lock")
+        // Nor can this client unlock it.
+        #expect(try other.call("unlock", Params.device("echo")).code == 1006)
+        let clock = Stopwatch()
+        holder.kill()
+        #expect(try other.response(to: waiting, seconds: 10).frameTexts == ["after the holder"])
+        print("lock holder SIGKILLed: the waiting request was answered \(clock.elapsed) s later")
+        #expect(clock.elapsed < 2)
+        other.close()
+    }
+}

@@ -1,0 +1,28 @@
+// libFuzzer target: the configuration decoder (YAML through Yams, then AccessoryConfig's typed
+// decoding and validation), fed hostile file contents.
+//
+// Properties checked on every input: a configuration is returned exactly when no issue is an
+// error; at most `maxIssues` issues plus the "N more" line; every issue names the file and a line
+// inside it (or none). A broken property traps, which libFuzzer reports with the input.
+//
+// Threading: libFuzzer calls the entry point on one thread.
+import AccessoryConfig
+
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzzOneInput(_ start: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
+    let bytes = UnsafeBufferPointer(start: start, count: count)
+    let file = "fuzz.yaml"
+    let (configuration, issues) = ConfigurationLoader.check(bytes: bytes, file: file)
+    let hasError = issues.contains { $0.severity == .error }
+    precondition((configuration == nil) == hasError, "a configuration is returned exactly when there is no error")
+    precondition(issues.count <= ConfigurationLoader.maxIssues + 1, "\(issues.count) issues")
+    let lines = bytes.reduce(1) { $1 == 0x0A ? $0 + 1 : $0 }
+    for issue in issues {
+        precondition(issue.file == file, "issue names another file: \(issue)")
+        if let line = issue.line {
+            precondition(line >= 1 && line <= lines + 1, "line \(line) outside a \(lines)-line file: \(issue)")
+        }
+        precondition(!issue.message.isEmpty, "an issue without a message")
+    }
+    return 0
+}

@@ -1,0 +1,73 @@
+#!/usr/bin/env bash
+# Builds the libFuzzer targets in fuzz/<target>/main.swift and runs each for FUZZ_SECONDS.
+#
+#   fuzz/run.sh [target…]        (default: json-rpc framers config)
+#   FUZZ_SECONDS=60              time per target (libFuzzer -max_total_time)
+#   FUZZ_BUILD_ONLY=1            build, do not run
+#
+# How: the project's library modules are built by SwiftPM with coverage instrumentation and
+# AddressSanitizer (`--sanitize=fuzzer --sanitize=address`, its own scratch path .build-fuzz), and
+# each target's main.swift (an `@_cdecl("LLVMFuzzerTestOneInput")` function) is compiled with
+# `swiftc -sanitize=fuzzer,address -parse-as-library` against those modules and linked with their
+# objects. Each run starts from the committed seeds in fuzz/corpus/<target> and writes what it
+# finds to fuzz/corpus-work/<target> (not committed); a crash, leak or timeout leaves its input in
+# fuzz/artifacts/ and fails the script. Fails on the first failing target.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export PATH="/opt/swift/usr/bin:$PATH"
+SCRATCH=.build-fuzz
+SECONDS_PER_TARGET="${FUZZ_SECONDS:-60}"
+TARGETS=("$@")
+[ ${#TARGETS[@]} -eq 0 ] && TARGETS=(json-rpc framers config)
+
+# The modules each target imports; SwiftPM builds their dependencies too.
+modules_for() {
+  case "$1" in
+    json-rpc) echo ControlProtocol ;;
+    framers) echo Transports ;;
+    config) echo AccessoryConfig ;;
+    *) echo "unknown fuzz target: $1" >&2; exit 2 ;;
+  esac
+}
+
+sanitize=(--sanitize=fuzzer --sanitize=address)
+for target in "${TARGETS[@]}"; do
+  for module in $(modules_for "$target"); do
+    swift build --scratch-path "$SCRATCH" "${sanitize[@]}" --target "$module"
+  done
+done
+bin="$(swift build --scratch-path "$SCRATCH" "${sanitize[@]}" --show-bin-path)"
+
+# Everything the targets link: the objects of every library module built above (SwiftPM built
+# only the requested modules and their dependencies), and the C modules' module maps.
+mapfile -t objects < <(find "$bin" -path '*.build/*.o' -not -path '*/ModuleCache/*' | sort)
+mapfile -t modulemaps < <(
+  find "$bin" -maxdepth 2 -name module.modulemap
+  find Sources/*/include .build-fuzz/checkouts/*/Sources/*/include -name module.modulemap 2>/dev/null
+)
+flags=(-sanitize=fuzzer,address -parse-as-library -swift-version 6 -g -use-ld=lld -I "$bin/Modules")
+for map in "${modulemaps[@]}"; do flags+=(-Xcc "-fmodule-map-file=$map"); done
+
+mkdir -p fuzz/artifacts
+for target in "${TARGETS[@]}"; do
+  exe="$bin/fuzz-$target"
+  echo "== fuzz $target: building $exe"
+  swiftc "${flags[@]}" "fuzz/$target/main.swift" "${objects[@]}" -o "$exe"
+  [ "${FUZZ_BUILD_ONLY:-0}" = 1 ] && continue
+  work="fuzz/corpus-work/$target"
+  mkdir -p "$work"
+  echo "== fuzz $target: ${SECONDS_PER_TARGET}s"
+  # New inputs go to the work folder; the committed seeds are only read.
+  log="$work.log"
+  status=0
+  "$exe" "$work" "fuzz/corpus/$target" \
+    -max_total_time="$SECONDS_PER_TARGET" -timeout=10 -rss_limit_mb=2048 -max_len=8192 \
+    -artifact_prefix="fuzz/artifacts/$target-" -print_final_stats=1 >"$log" 2>&1 || status=$?
+  grep -E '^(#[0-9]+ +DONE|Done [0-9]+ runs|stat::number_of_executed_units|stat::peak_rss_mb)' "$log" || true
+  if [ "$status" -ne 0 ]; then
+    tail -n 60 "$log"
+    echo "fuzz $target FAILED (exit $status); input saved as: $(ls fuzz/artifacts/ | grep "^$target-" || true)"
+    exit 1
+  fi
+done
+echo "fuzz: all targets passed"
