@@ -5,7 +5,7 @@
 #   FUZZ_SECONDS=60              time per target (libFuzzer -max_total_time)
 #   FUZZ_BUILD_ONLY=1            build, do not run
 #
-# How: the project's library modules are built by SwiftPM with coverage instrumentation and
+# How: the project's library modules (everything AccessoryCore needs) are built by SwiftPM with coverage instrumentation and
 # AddressSanitizer (`--sanitize=fuzzer --sanitize=address`, its own scratch path .build-fuzz), and
 # each target's main.swift (an `@_cdecl("LLVMFuzzerTestOneInput")` function) is compiled with
 # `swiftc -sanitize=fuzzer,address -parse-as-library` against those modules and linked with their
@@ -30,13 +30,26 @@ modules_for() {
   esac
 }
 
-sanitize=(--sanitize=fuzzer --sanitize=address)
+# `--sanitize=fuzzer` alone left the Swift modules SwiftPM built as dependencies without
+# coverage counters (seen here: the fuzzers crawled at ~160 edges), so the coverage libFuzzer
+# reads (8-bit counters, PC table, comparisons) is asked for explicitly for every Swift module.
+sanitize=(--sanitize=fuzzer --sanitize=address
+  -Xswiftc -sanitize-coverage=edge,trace-cmp,inline-8bit-counters,pc-table)
+# One build of a module that depends on all three targets' modules.
+swift build --scratch-path "$SCRATCH" "${sanitize[@]}" --target AccessoryCore
+bin="$(swift build --scratch-path "$SCRATCH" "${sanitize[@]}" --show-bin-path)"
+
+# Coverage is what steers libFuzzer: refuse to run on modules built without it.
 for target in "${TARGETS[@]}"; do
   for module in $(modules_for "$target"); do
-    swift build --scratch-path "$SCRATCH" "${sanitize[@]}" --target "$module"
+    # (grep -c, not -q: an early exit would fail the pipe under pipefail)
+    counted="$(find "$bin/$module.build" -name '*.o' -exec objdump -h {} + | grep -c '__sancov_cntrs' || true)"
+    if [ "${counted:-0}" -eq 0 ]; then
+      echo "fuzz: $module was built without coverage instrumentation; remove $SCRATCH and run again" >&2
+      exit 1
+    fi
   done
 done
-bin="$(swift build --scratch-path "$SCRATCH" "${sanitize[@]}" --show-bin-path)"
 
 # Everything the targets link: the objects of every library module built above (SwiftPM built
 # only the requested modules and their dependencies), and the C modules' module maps.
@@ -57,13 +70,17 @@ for target in "${TARGETS[@]}"; do
   work="fuzz/corpus-work/$target"
   mkdir -p "$work"
   echo "== fuzz $target: ${SECONDS_PER_TARGET}s"
-  # New inputs go to the work folder; the committed seeds are only read.
+  # New inputs go to the work folder; the committed seeds are only read. The per-input timeout is
+  # generous because the machine is shared: a 10 s limit once fired on an input that runs in 0.1 s.
   log="$work.log"
+  rm -f "fuzz/artifacts/$target-"*  # what an earlier run saved (kept in fuzz/corpus once fixed)
   status=0
-  "$exe" "$work" "fuzz/corpus/$target" \
-    -max_total_time="$SECONDS_PER_TARGET" -timeout=10 -rss_limit_mb=2048 -max_len=8192 \
+  # Swift's own crash backtracer trips over ASan's stack poisoning (and can hang); libFuzzer
+  # prints the stack and saves the input itself.
+  SWIFT_BACKTRACE=enable=no "$exe" "$work" "fuzz/corpus/$target" \
+    -max_total_time="$SECONDS_PER_TARGET" -timeout=30 -rss_limit_mb=2048 -max_len=8192 \
     -artifact_prefix="fuzz/artifacts/$target-" -print_final_stats=1 >"$log" 2>&1 || status=$?
-  grep -E '^(#[0-9]+ +DONE|Done [0-9]+ runs|stat::number_of_executed_units|stat::peak_rss_mb)' "$log" || true
+  grep -E '^(#[0-9]+[[:space:]]+DONE|Done [0-9]+ runs|stat::number_of_executed_units|stat::peak_rss_mb)' "$log" || true
   if [ "$status" -ne 0 ]; then
     tail -n 60 "$log"
     echo "fuzz $target FAILED (exit $status); input saved as: $(ls fuzz/artifacts/ | grep "^$target-" || true)"

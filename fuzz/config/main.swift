@@ -3,7 +3,7 @@
 //
 // Properties checked on every input: a configuration is returned exactly when no issue is an
 // error; at most `maxIssues` issues plus the "N more" line; every issue names the file and a line
-// inside it (or none). A broken property traps, which libFuzzer reports with the input.
+// inside it as YAML counts lines (or none). A broken property traps, which libFuzzer reports with the input.
 //
 // Threading: libFuzzer calls the entry point on one thread.
 import AccessoryConfig
@@ -16,7 +16,11 @@ public func fuzzOneInput(_ start: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
     let hasError = issues.contains { $0.severity == .error }
     precondition((configuration == nil) == hasError, "a configuration is returned exactly when there is no error")
     precondition(issues.count <= ConfigurationLoader.maxIssues + 1, "\(issues.count) issues")
-    let lines = bytes.reduce(1) { $1 == 0x0A ? $0 + 1 : $0 }
+    // YAML (and so every line number reported) counts LF, a lone CR and CRLF as line breaks,
+    // and, in YAML 1.1 as libyaml reads it, NEL, LS and PS. Counting every LF, CR and the lead
+    // byte of those characters bounds the number of lines from above.
+    var lines = 1
+    for byte in bytes where byte == 0x0A || byte == 0x0D || byte == 0xC2 || byte == 0xE2 { lines += 1 }
     for issue in issues {
         precondition(issue.file == file, "issue names another file: \(issue)")
         if let line = issue.line {
