@@ -111,12 +111,14 @@ let package = Package(
             path: "bench/serial-bench",
             swiftSettings: strict
         ),
+        // accessoryd beside direct, socat and ser2net (bench/README-section.md); echo-accessory is its pty peer.
         .executableTarget(
-            name: "rtt-bench",
+            name: "compare-bench",
             dependencies: ["ControlProtocol", "SystemCalls"],
-            path: "bench/rtt-bench",
+            path: "bench/compare-bench",
             swiftSettings: strict
         ),
+        .executableTarget(name: "echo-accessory", path: "bench/echo-accessory"),
         .target(
             name: "AccessoryTestSupport",
             dependencies: ["IOLoop", "SystemCalls"],
