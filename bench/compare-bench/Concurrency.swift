@@ -10,7 +10,7 @@ struct ConcurrencyResult {
     let elapsedNanoseconds: UInt64
     /// Replies a client got that answered another client's request (or a request it did not make).
     let crossed: Int
-    /// True when the run stopped because no reply came for a second (replies went elsewhere).
+    /// True when the run stopped early: no reply for a second (replies went elsewhere), or 15 s passed.
     let stalled: Bool
     var requestsPerSecond: Double { Double(samples.count) / (Double(elapsedNanoseconds) / 1e9) }
 }
@@ -55,14 +55,17 @@ func measureConcurrency(_ target: Target, clients count: Int, total: Int, size: 
     for client in clients { try sendNext(client) }
     var descriptors = clients.map { pollfd(fd: $0.endpoint.fd, events: Int16(POLLIN), revents: 0) }
     while clients.contains(where: { $0.outstanding != nil || $0.sent < perClient }) {
-        if Clock.nanoseconds() - lastProgress > 1_000_000_000 {
+        let now = Clock.nanoseconds()
+        if stalled || now - lastProgress > 1_000_000_000 || now - start > 15_000_000_000 {
             stalled = true
             break
         }
         if Glibc.poll(&descriptors, nfds_t(descriptors.count), 100) <= 0 { continue }
         for (index, descriptor) in descriptors.enumerated() where descriptor.revents != 0 {
             let client = clients[index]
-            if try !client.endpoint.readAvailable() { throw BenchError("\(target.kind) closed client \(index)") }
+            if try !client.endpoint.readAvailable() {
+                throw BenchError("\(target.kind.rawValue) closed client \(index)")
+            }
             while let line = client.endpoint.bufferedLine() {
                 guard let reply = try target.wire.reply(line) else { continue }
                 let now = Clock.nanoseconds()
@@ -71,13 +74,16 @@ func measureConcurrency(_ target: Target, clients count: Int, total: Int, size: 
                     crossed += 1
                     continue
                 }
+                // Only a client's own replies count as done requests (rate and latency).
                 if reply.id.map({ $0 != outstanding.id }) ?? false || !reply.payload.elementsEqual(outstanding.payload)
                 {
                     crossed += 1
+                } else {
+                    samples.append(now - outstanding.start)
                 }
-                samples.append(now - outstanding.start)
                 client.outstanding = nil
-                if client.sent < perClient { try sendNext(client) }
+                // A relay that stops reading (its device side is stuck) ends the run as stalled.
+                if !stalled, client.sent < perClient, (try? sendNext(client)) == nil { stalled = true }
             }
         }
     }

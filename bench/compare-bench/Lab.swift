@@ -50,7 +50,7 @@ final class Target {
 
     func connect(_ count: Int) throws -> [LineEndpoint] {
         if let relay, kind == .socat {
-            let settled = try? waitFor("socat's earlier connections", seconds: 2) {
+            let settled: Void? = try? waitFor("socat's earlier connections", seconds: 2) {
                 ProcessStats.tree(relay.pid).count == 1
             }
             // A child whose client left while a reply was in flight can stay blocked; it is ours

@@ -44,9 +44,12 @@ func measureLatency(_ targets: [Target], size: Int, options: Options) throws -> 
     var samples = [[UInt64]](repeating: [], count: targets.count)
     var cpu = [UInt64](repeating: 0, count: targets.count)
     for round in 0..<options.rounds {
-        let n = options.requests / options.rounds + (round < options.requests % options.rounds ? 1 : 0)
         for step in targets.indices {
             let index = (step + round) % targets.count
+            // ser2net's defaults wait at least 1 ms per reply (chardelay): fewer requests keep the run short.
+            let total =
+                targets[index].kind == .ser2netDefault ? min(options.requests, options.slowRequests) : options.requests
+            let n = total / options.rounds + (round < total % options.rounds ? 1 : 0)
             let relay = targets[index].relay.map { ProcessStats($0.pid).cpuNanoseconds }
             samples[index].reserveCapacity(options.requests)
             for _ in 0..<n {

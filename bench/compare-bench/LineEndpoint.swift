@@ -25,7 +25,10 @@ final class LineEndpoint {
 
     func send(_ bytes: [UInt8]) throws {
         var offset = 0
+        // Bounded as a whole: poll may report readiness (an error, a hang-up) that write never honours.
+        let deadline = Clock.nanoseconds() + 5_000_000_000
         while offset < bytes.count {
+            if Clock.nanoseconds() > deadline { throw BenchError("could not write for 5 s on fd \(fd)") }
             let result = try bytes.withUnsafeBytes { buffer in
                 try FileIO.write(fd, from: UnsafeRawBufferPointer(rebasing: buffer[offset...]))
             }

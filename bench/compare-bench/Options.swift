@@ -7,6 +7,8 @@ struct Options {
     /// Sequential requests per target and request size, split evenly over the rounds.
     var requests = 20_000
     var rounds = 5
+    /// Sequential requests for ser2net with its defaults (every reply waits for chardelay).
+    var slowRequests = 2_000
     /// Unrecorded requests per target before the first round.
     var warmup = 500
     /// Concurrent-client counts, and the requests done (in total, over the clients) at each.
@@ -31,6 +33,8 @@ struct Options {
           directly, through socat, through ser2net and through accessoryd, interleaved in one run.
           --requests N        sequential requests per target and size (default 20000)
           --rounds R          rounds; the targets rotate which goes first (default 5)
+          --slow-requests N   sequential requests for ser2net-default, whose chardelay adds
+                              1 ms or more to each (default 2000)
           --warmup N          unrecorded requests per target first (default 500)
           --clients LIST      concurrent clients on one accessory, e.g. 1,8,64 (default)
           --concurrent-requests N  requests per target at each client count (default 6400)
@@ -61,6 +65,7 @@ struct Options {
             switch flag {
             case "--requests": options.requests = try number(flag)
             case "--rounds": options.rounds = max(1, try number(flag))
+            case "--slow-requests": options.slowRequests = max(1, try number(flag))
             case "--warmup": options.warmup = try number(flag)
             case "--clients":
                 options.clients = try text(flag).split(separator: ",").map {
@@ -91,7 +96,9 @@ struct Options {
             default: throw BenchError("unknown argument \(flag)\n\(usage)")
             }
         }
-        if options.requests < options.rounds { throw BenchError("--requests must be at least --rounds") }
+        if min(options.requests, options.slowRequests) < options.rounds {
+            throw BenchError("--requests and --slow-requests must be at least --rounds")
+        }
         if !options.targets.contains(.direct) { options.targets.insert(.direct, at: 0) }
         return options
     }

@@ -10,10 +10,13 @@ struct Report {
     var daemonLibraries: [String] = []
     var replug: ReplugResult?
     var idle: IdleResult?
+    /// Sentences about what failed or was left out.
+    var notes: [String] = []
 
     func markdown() -> String {
         var out = header
         out += latencyTable() + concurrencyTable() + streamingTable() + memoryTable() + daemonTable()
+        out += notes.isEmpty ? [] : [""] + notes
         out += ["", "### The issue's targets, from this run", ""] + checks()
         return out.joined(separator: "\n") + "\n"
     }
@@ -44,7 +47,7 @@ struct Report {
         guard !concurrency.isEmpty else { return [] }
         var lines = [
             "", "### K clients on one accessory", "",
-            "| target | K | replies | requests/s | p50 µs | p99 µs | crossed replies | note |",
+            "| target | K | own replies | own replies/s | p50 µs | p99 µs | crossed replies | note |",
             "|---|---:|---:|---:|---:|---:|---:|---|",
         ]
         for result in concurrency {
@@ -53,7 +56,9 @@ struct Report {
                     result.kind.rawValue, String(result.clients), String(result.samples.count),
                     format(result.requestsPerSecond, 0), format(result.samples.percentile(0.5)),
                     format(result.samples.percentile(0.99)), String(result.crossed),
-                    result.stalled ? "stopped: replies went to other clients" : "",
+                    result.stalled
+                        ? "stopped early (no reply for 1 s, or 15 s)"
+                        : "",
                 ])
             )
         }
