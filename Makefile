@@ -1,9 +1,13 @@
 # accessoryd — the two commands a newcomer needs are `make demo` and `make test`.
 SWIFT ?= swift
-.PHONY: deps build test test-race lint format units demo bench loop-bench ops-bench serial-bench soak soak-ci fuzz clean
+.PHONY: deps bench-deps build test test-race lint format units demo bench micro-bench loop-bench ops-bench serial-bench soak soak-ci fuzz clean
 
 deps:
 	@scripts/install-deps.sh
+
+## What `make bench` compares accessoryd with (socat, ser2net), installed only when missing.
+bench-deps:
+	@scripts/install-deps.sh --bench
 
 build: deps
 	$(SWIFT) build
@@ -41,7 +45,13 @@ demo: deps
 	$(SWIFT) build -c release --product accessory-sim
 	@scripts/demo.sh "$$($(SWIFT) build -c release --show-bin-path)"
 
-bench: loop-bench ops-bench serial-bench
+## accessoryd beside direct, socat and ser2net (about 5 minutes): prints the table and writes
+## bench/results/latest.md. Pass flags with BENCH_ARGS="--requests 5000".
+bench: bench-deps
+	SWIFT=$(SWIFT) scripts/compare-bench.sh $(BENCH_ARGS)
+
+## The component micro-benchmarks.
+micro-bench: loop-bench ops-bench serial-bench
 
 loop-bench:
 	$(SWIFT) run -c release loop-bench

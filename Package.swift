@@ -124,10 +124,11 @@ let package = Package(
             path: "bench/serial-bench",
             swiftSettings: strict
         ),
+        // accessoryd beside direct, socat and ser2net (bench/README-section.md); echo-accessory is its pty peer.
         .executableTarget(
-            name: "rtt-bench",
+            name: "compare-bench",
             dependencies: ["ControlProtocol", "SystemCalls"],
-            path: "bench/rtt-bench",
+            path: "bench/compare-bench",
             swiftSettings: strict
         ),
         // The soak program (issue 7): accessoryd under random load with kills, cancels and unplugs.
@@ -137,6 +138,7 @@ let package = Package(
             path: "soak",
             swiftSettings: strict
         ),
+        .executableTarget(name: "echo-accessory", path: "bench/echo-accessory"),
         .target(
             name: "AccessoryTestSupport",
             dependencies: ["IOLoop", "SystemCalls"],

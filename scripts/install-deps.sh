@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs what accessoryd needs to build and test on Debian, only when it is missing.
 # Checks with pkg-config / command -v first; calls apt-get only for what is absent.
+# `--bench` also installs what `make bench` compares accessoryd with (socat, ser2net).
 set -euo pipefail
 
 missing=()
@@ -15,6 +16,10 @@ command -v setpriv >/dev/null 2>&1 || missing+=(util-linux)
 command -v python3 >/dev/null 2>&1 || missing+=(python3)
 # systemd-analyze (make units) and systemd-socket-activate (the socket-activation test).
 command -v systemd-socket-activate >/dev/null 2>&1 || missing+=(systemd)
+if [ "${1:-}" = "--bench" ]; then
+  command -v socat >/dev/null 2>&1 || missing+=(socat)
+  command -v ser2net >/dev/null 2>&1 || [ -x /usr/sbin/ser2net ] || missing+=(ser2net)
+fi
 
 if [ ${#missing[@]} -gt 0 ]; then
   echo "installing missing packages: ${missing[*]}"

@@ -19,57 +19,6 @@ enum Clock {
     }
 }
 
-/// The benchmark's command line: `rtt-bench [--count N] [--rounds R] [--warmup N] [--products DIR]`.
-///
-/// Threading: a value. Main thread.
-struct Options {
-    /// Requests per path, split evenly over the rounds.
-    var count = 20_000
-    var rounds = 5
-    /// Unrecorded requests per path before the first round.
-    var warmup = 1_000
-    /// The folder with `accessoryd` and `accessory-sim` (default: the folder of this executable).
-    var products: String?
-
-    static let usage = """
-        usage: rtt-bench [--count N] [--rounds R] [--warmup N] [--products DIR]
-          Round-trip latency of a 16-byte line exchange with an echo accessory (accessory-sim),
-          done directly on the pty and through accessoryd (`transact`), interleaved in rounds.
-          --count N      requests per path (default 20000)
-          --rounds R     rounds; the paths alternate which goes first (default 5)
-          --warmup N     unrecorded requests per path before measuring (default 1000)
-          --products DIR where accessoryd and accessory-sim are
-                         (default: next to rtt-bench; e.g. `swift build -c release --show-bin-path`)
-        """
-
-    static func parse(_ arguments: [String]) throws -> Options {
-        var options = Options()
-        var rest = arguments[...]
-        func number(_ flag: String) throws -> Int {
-            guard let text = rest.popFirst(), let value = Int(text), value >= 0 else {
-                throw BenchError("\(flag) needs a non-negative integer\n\(usage)")
-            }
-            return value
-        }
-        while let flag = rest.popFirst() {
-            switch flag {
-            case "--count": options.count = try number(flag)
-            case "--rounds": options.rounds = max(1, try number(flag))
-            case "--warmup": options.warmup = try number(flag)
-            case "--products":
-                guard let folder = rest.popFirst() else { throw BenchError("--products needs a folder\n\(usage)") }
-                options.products = folder
-            case "-h", "--help":
-                print(usage)
-                exit(0)
-            default: throw BenchError("unknown argument \(flag)\n\(usage)")
-            }
-        }
-        if options.count < options.rounds { throw BenchError("--count must be at least --rounds") }
-        return options
-    }
-}
-
 /// A child process the benchmark started: output to files, signalled and reaped by pid only.
 ///
 /// Threading: main thread.

@@ -1,0 +1,271 @@
+import ControlProtocol
+import Glibc
+import SystemCalls
+
+/// The targets, in the order of the report's rows.
+///
+/// Threading: a value. Any thread.
+enum TargetKind: String, CaseIterable {
+    /// The client opens the pty slave itself: the physical limit.
+    case direct
+    /// `socat UNIX-LISTEN:…,fork <tty>,raw,echo=0`.
+    case socat
+    /// ser2net 4.3, unix accepter, `chardelay: false`.
+    case ser2net
+    /// The same with ser2net's defaults (`chardelay` on: it waits up to 20 ms for more bytes).
+    case ser2netDefault = "ser2net-default"
+    /// `transact` over accessoryd's socket, line framing.
+    case accessoryd
+}
+
+/// A running target: its echo accessory, the relay in front of it, and how a client connects.
+///
+/// Threading: main thread.
+final class Target {
+    let kind: TargetKind
+    let wire: any Wire
+    /// The relay process (socat, ser2net, accessoryd); `nil` for `direct`.
+    let relay: Child?
+    let echo: EchoAccessory
+    private let connector: () throws -> LineEndpoint
+
+    init(
+        kind: TargetKind,
+        wire: any Wire,
+        relay: Child?,
+        echo: EchoAccessory,
+        connector: @escaping () throws -> LineEndpoint
+    ) {
+        self.kind = kind
+        self.wire = wire
+        self.relay = relay
+        self.echo = echo
+        self.connector = connector
+    }
+
+    /// `count` fresh connections; first waits (up to 5 s) until the relay has no child process left from
+    /// an earlier connection (socat forks one per connection, and a lingering one holding the tty
+    /// would read replies meant for the new one).
+    func connect() throws -> LineEndpoint { try connect(1)[0] }
+
+    func connect(_ count: Int) throws -> [LineEndpoint] {
+        if let relay, kind == .socat {
+            let settled: Void? = try? waitFor("socat's earlier connections", seconds: 2) {
+                ProcessStats.tree(relay.pid).count == 1
+            }
+            // A child whose client left while a reply was in flight can stay blocked; it is ours
+            // (socat's, which we started): end it by pid.
+            if settled == nil {
+                for child in ProcessStats.tree(relay.pid).dropFirst() { try? ChildProcess.signal(child, SIGTERM) }
+                try waitFor("socat's earlier connections to end", seconds: 5) {
+                    ProcessStats.tree(relay.pid).count == 1
+                }
+            }
+        }
+        return try (0..<count).map { _ in try connector() }
+    }
+}
+
+/// An `echo-accessory` child: its link, and the monotonic time its latest link appeared.
+///
+/// Threading: main thread.
+struct EchoAccessory {
+    let child: Child
+    let link: String
+
+    /// The `CLOCK_MONOTONIC` times in the READY lines printed so far (one per pty it made).
+    var readyTimes: [UInt64] {
+        child.output.split(separator: "\n").compactMap { line in
+            let words = line.split(separator: " ")
+            return words.count == 3 && words[0] == "READY" ? UInt64(words[2]) : nil
+        }
+    }
+}
+
+/// The benchmark's world: a temporary folder and every child process it started, each stopped by
+/// pid in ``finish()`` (also when a phase fails).
+///
+/// Threading: main thread.
+final class Lab {
+    let folder: String
+    let products: String
+    private var children: [Child] = []
+
+    init(products: String) throws {
+        self.products = products
+        folder = try FileIO.makeTemporaryDirectory(prefix: "/tmp/compare-bench-")
+    }
+
+    func file(_ name: String) -> String { folder + "/" + name }
+
+    func start(_ executable: String, _ arguments: [String], log: String) throws -> Child {
+        let child = try Child(executable, arguments, outputPath: file(log))
+        children.append(child)
+        return child
+    }
+
+    /// Stops `child` (SIGTERM, then SIGKILL) and forgets it.
+    @discardableResult
+    func stop(_ child: Child) -> ChildProcess.Termination? {
+        children.removeAll { $0 === child }
+        return child.stop()
+    }
+
+    /// Stops every child, newest first, and removes the folder.
+    func finish() {
+        for child in children.reversed() { child.stop() }
+        children = []
+        if let remover = try? ChildProcess.launch("/bin/rm", arguments: ["-rf", folder]) {
+            _ = try? ChildProcess.wait(remover, block: true)
+        }
+    }
+
+    func echoAccessory(_ name: String) throws -> EchoAccessory {
+        let link = file(name)
+        let child = try start(products + "/echo-accessory", ["--link", link], log: name + ".log")
+        let echo = EchoAccessory(child: child, link: link)
+        try waitFor("echo-accessory \(name) to print READY", seconds: 10) {
+            if let ended = child.poll() { throw BenchError("echo-accessory ended (\(ended)): \(child.output)") }
+            return !echo.readyTimes.isEmpty
+        }
+        return echo
+    }
+
+    /// Waits until a Unix socket at `path` accepts a connection from us.
+    func waitForSocket(_ path: String, of child: Child, _ name: String) throws {
+        try waitFor("\(name) to listen on \(path)", seconds: 15) {
+            if let ended = child.poll() { throw BenchError("\(name) ended (\(ended)): \(child.output)") }
+            guard let fd = try? Socket.connectedUnixStream(to: .path(path)) else { return false }
+            fd.close()
+            return true
+        }
+    }
+
+    func target(_ kind: TargetKind, maxClients: Int) throws -> Target {
+        let echo = try echoAccessory("tty-" + kind.rawValue)
+        let socketPath = file(kind.rawValue + ".sock")
+        // A relay with a short listen backlog (socat: 5) refuses with EAGAIN until it has accepted.
+        let connectSocket = {
+            var attempts = 0
+            while true {
+                do {
+                    return try LineEndpoint(owning: try Socket.connectedUnixStream(to: .path(socketPath)))
+                } catch let error as SyscallError
+                    where error.errno == .resourceTemporarilyUnavailable && attempts < 2_000
+                {
+                    attempts += 1
+                    usleep(1_000)
+                }
+            }
+        }
+        switch kind {
+        case .direct:
+            return Target(kind: kind, wire: RawWire(), relay: nil, echo: echo) {
+                let fd = try FileIO.open(
+                    echo.link,
+                    flags: FileIO.OpenFlag.readWrite | FileIO.OpenFlag.noControllingTerminal
+                )
+                try PseudoTerminal.makeRaw(fd.rawValue)
+                return try LineEndpoint(owning: fd)
+            }
+        case .socat:
+            let relay = try start(
+                try Lab.tool("socat"),
+                ["-t", "0", "UNIX-LISTEN:\(socketPath),fork", "\(echo.link),raw,echo=0"],
+                log: "socat.log"
+            )
+            // Not by connecting: the child socat forks for a test connection opens the tty and
+            // would read (steal) the next client's reply while it lingers.
+            try waitFor("socat to listen on \(socketPath)", seconds: 15) {
+                if let ended = relay.poll() { throw BenchError("socat ended (\(ended)): \(relay.output)") }
+                return (try? FileIO.status(ofPath: socketPath)) ?? nil != nil
+            }
+            return Target(kind: kind, wire: RawWire(), relay: relay, echo: echo, connector: connectSocket)
+        case .ser2net, .ser2netDefault:
+            let config = file(kind.rawValue + ".yaml")
+            try Files.write(
+                config,
+                """
+                connection: &bench
+                  accepter: unix,\(socketPath)
+                  connector: serialdev,\(echo.link),local
+                  options:
+                    max-connections: \(maxClients)
+                \(kind == .ser2net ? "    chardelay: false\n" : "")
+                """
+            )
+            let relay = try start(
+                try Lab.tool("ser2net"),
+                ["-n", "-d", "-c", config, "-P", file(kind.rawValue + ".pid")],
+                log: kind.rawValue + ".log"
+            )
+            try waitForSocket(socketPath, of: relay, "ser2net")
+            return Target(kind: kind, wire: RawWire(), relay: relay, echo: echo, connector: connectSocket)
+        case .accessoryd:
+            let relay = try startDaemon(echo: echo, socket: socketPath, maxClients: maxClients)
+            return Target(kind: kind, wire: RPCWire(device: "echo"), relay: relay, echo: echo, connector: connectSocket)
+        }
+    }
+
+    /// accessoryd with the echo accessory and 15 simulated ones beside it (16 in all), all ready.
+    private func startDaemon(echo: EchoAccessory, socket: String, maxClients: Int) throws -> Child {
+        let others = 15
+        let simulator = try start(
+            products + "/accessory-sim",
+            ["--personality", "echo", "--name", "sim", "--link", file("sim"), "--count", String(others)],
+            log: "sim.log"
+        )
+        try waitFor("accessory-sim to print READY", seconds: 15) {
+            if let ended = simulator.poll() { throw BenchError("accessory-sim ended (\(ended)): \(simulator.output)") }
+            return simulator.output.split(separator: "\n").filter { $0.hasPrefix("READY ") }.count == others
+        }
+        let accessories = [(name: "echo", path: echo.link)] + (0..<others).map { ("sim\($0)", file("sim\($0)")) }
+        return try startDaemon(accessories: accessories, socket: socket, maxClients: maxClients, log: "accessoryd")
+    }
+
+    /// Starts accessoryd on `accessories` (line framing) and waits until every one is ready.
+    func startDaemon(
+        accessories: [(name: String, path: String)],
+        socket: String,
+        maxClients: Int,
+        log: String
+    ) throws -> Child {
+        let config = file(log + ".yaml")
+        try Files.write(
+            config,
+            "socket: {path: \(socket)}\nlog: {level: warning}\n"
+                + "limits: {max_clients: \(max(256, maxClients + 8)), queue_depth: \(max(64, 2 * maxClients))}\n"
+                + "accessories:\n"
+                + accessories.map {
+                    "  - {name: \($0.name), path: \($0.path), framing: {type: line, delimiter: \"\\n\"}}\n"
+                }
+                .joined()
+        )
+        let daemon = try start(
+            products + "/accessoryd",
+            ["--config", config, "--runtime-dir", folder],
+            log: log + ".log"
+        )
+        try waitForSocket(socket, of: daemon, "accessoryd")
+        let endpoint = try LineEndpoint(owning: try Socket.connectedUnixStream(to: .path(socket)))
+        defer { endpoint.close() }
+        var id = 0
+        try waitFor("\(accessories.count) accessories to be ready", seconds: 30) {
+            id += 1
+            let list = try RPCWire.call(endpoint, id: id, method: "devices.list")
+            let devices = list.result?["devices"]?.arrayValue ?? []
+            return devices.filter { $0["state"] == "ready" }.count == accessories.count
+        }
+        return daemon
+    }
+
+    /// The full path of a program on `PATH` (or in /usr/sbin, where Debian puts ser2net).
+    static func tool(_ name: String) throws -> String {
+        let path = getenv("PATH").map { String(cString: $0) } ?? "/usr/bin:/bin"
+        for folder in path.split(separator: ":") + ["/usr/sbin", "/usr/bin"]
+        where access("\(folder)/\(name)", X_OK) == 0 {
+            return "\(folder)/\(name)"
+        }
+        throw BenchError("\(name) is not installed (make bench-deps installs it)")
+    }
+}

@@ -1,0 +1,105 @@
+import Glibc
+
+/// The benchmark's command line (see ``usage``).
+///
+/// Threading: a value. Main thread.
+struct Options {
+    /// Sequential requests per target and request size, split evenly over the rounds.
+    var requests = 20_000
+    var rounds = 5
+    /// Sequential requests for ser2net with its defaults (every reply waits for chardelay).
+    var slowRequests = 2_000
+    /// Unrecorded requests per target before the first round.
+    var warmup = 500
+    /// Concurrent-client counts, and the requests done (in total, over the clients) at each.
+    var clients = [1, 8, 64]
+    var concurrentRequests = 6_400
+    /// Bytes streamed per target.
+    var streamBytes = 8 << 20
+    /// Idle accessories, and for how long their daemon's CPU time is watched.
+    var idleAccessories = 256
+    var idleSeconds = 10.0
+    var replugs = 20
+    /// The targets to run (the default: all of them, in this order).
+    var targets = TargetKind.allCases
+    /// The folder with `accessoryd`, `accessory-sim` and `echo-accessory` (default: the folder of this executable).
+    var products: String?
+    /// Where the Markdown table goes, besides standard output.
+    var output = "bench/results/latest.md"
+
+    static let usage = """
+        usage: compare-bench [options]
+          accessoryd beside a raw relay: the same echo accessory (echo-accessory, on a pty) reached
+          directly, through socat, through ser2net and through accessoryd, interleaved in one run.
+          --requests N        sequential requests per target and size (default 20000)
+          --rounds R          rounds; the targets rotate which goes first (default 5)
+          --slow-requests N   sequential requests for ser2net-default, whose chardelay adds
+                              1 ms or more to each (default 2000)
+          --warmup N          unrecorded requests per target first (default 500)
+          --clients LIST      concurrent clients on one accessory, e.g. 1,8,64 (default)
+          --concurrent-requests N  requests per target at each client count (default 6400)
+          --stream-mib N      MiB streamed per target (default 8)
+          --idle N            idle simulated accessories for the idle test (default 256; 0 skips it)
+          --idle-seconds S    how long the idle daemon is watched (default 10)
+          --replugs N         replug-to-ready samples (default 20; 0 skips it)
+          --targets LIST      any of direct,socat,ser2net,ser2net-default,accessoryd (default: all)
+          --products DIR      where accessoryd, accessory-sim and echo-accessory are
+                              (default: next to compare-bench)
+          --output FILE       where the Markdown table is written (default bench/results/latest.md)
+        """
+
+    static func parse(_ arguments: [String]) throws -> Options {
+        var options = Options()
+        var rest = arguments[...]
+        func text(_ flag: String) throws -> String {
+            guard let value = rest.popFirst() else { throw BenchError("\(flag) needs a value\n\(usage)") }
+            return value
+        }
+        func number(_ flag: String) throws -> Int {
+            guard let value = Int(try text(flag)), value >= 0 else {
+                throw BenchError("\(flag) needs a non-negative integer\n\(usage)")
+            }
+            return value
+        }
+        while let flag = rest.popFirst() {
+            switch flag {
+            case "--requests": options.requests = try number(flag)
+            case "--rounds": options.rounds = max(1, try number(flag))
+            case "--slow-requests": options.slowRequests = max(1, try number(flag))
+            case "--warmup": options.warmup = try number(flag)
+            case "--clients":
+                options.clients = try text(flag).split(separator: ",").map {
+                    guard let k = Int($0), k > 0 else { throw BenchError("--clients takes positive integers") }
+                    return k
+                }
+            case "--concurrent-requests": options.concurrentRequests = try number(flag)
+            case "--stream-mib": options.streamBytes = try number(flag) << 20
+            case "--idle": options.idleAccessories = try number(flag)
+            case "--idle-seconds":
+                guard let seconds = Double(try text(flag)), seconds > 0 else {
+                    throw BenchError("--idle-seconds needs a positive number")
+                }
+                options.idleSeconds = seconds
+            case "--replugs": options.replugs = try number(flag)
+            case "--targets":
+                options.targets = try text(flag).split(separator: ",").map {
+                    guard let kind = TargetKind(rawValue: String($0)) else {
+                        throw BenchError("unknown target \($0)\n\(usage)")
+                    }
+                    return kind
+                }
+            case "--products": options.products = try text(flag)
+            case "--output": options.output = try text(flag)
+            case "-h", "--help":
+                print(usage)
+                exit(0)
+            default: throw BenchError("unknown argument \(flag)\n\(usage)")
+            }
+        }
+        if min(options.requests, options.slowRequests) < options.rounds {
+            throw BenchError("--requests and --slow-requests must be at least --rounds")
+        }
+        if !options.targets.contains(.direct) { options.targets.insert(.direct, at: 0) }
+        return options
+    }
+}

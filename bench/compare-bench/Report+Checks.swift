@@ -1,0 +1,68 @@
+/// The issue's numbers, checked against this run's figures (ratios from the same run).
+///
+/// Threading: main thread.
+extension Report {
+    func checks() -> [String] {
+        var lines: [String] = []
+        func check(_ passed: Bool, _ text: String) { lines.append("- [\(passed ? "x" : " ")] " + text) }
+        func small(_ kind: TargetKind) -> Samples? { latency.first { $0.kind == kind && $0.size == 16 }?.samples }
+        func cpu(_ kind: TargetKind) -> Double? {
+            latency.first { $0.kind == kind && $0.size == 16 }?.cpuMicrosecondsPerRequest
+        }
+        if let direct = small(.direct), let socat = small(.socat), let daemon = small(.accessoryd) {
+            let ours = daemon.percentile(0.5) - direct.percentile(0.5)
+            let theirs = socat.percentile(0.5) - direct.percentile(0.5)
+            check(
+                ours <= theirs,
+                "16 B p50 overhead over direct: accessoryd \(format(ours)) µs ≤ socat \(format(theirs)) µs"
+            )
+            check(
+                daemon.percentile(0.99) <= socat.percentile(0.99),
+                "16 B p99: accessoryd \(format(daemon.percentile(0.99))) µs ≤ socat \(format(socat.percentile(0.99))) µs"
+            )
+        }
+        let daemonRuns = concurrency.filter { $0.kind == .accessoryd }
+        if let one = daemonRuns.first(where: { $0.clients == 1 }),
+            let most = daemonRuns.max(by: { $0.clients < $1.clients }),
+            most.clients > 1
+        {
+            check(most.crossed == 0 && !most.stalled, "K = \(most.clients): \(most.crossed) crossed replies")
+            let share = most.requestsPerSecond / one.requestsPerSecond * 100
+            check(share >= 90, "K = \(most.clients): \(format(share, 0)) % of accessoryd's K = 1 requests/s (≥ 90 %)")
+        }
+        let rate = { (kind: TargetKind) in self.streaming.first { $0.kind == kind }?.megabytesPerSecond }
+        if let direct = rate(.direct), let daemon = rate(.accessoryd) {
+            check(
+                daemon >= direct / 2,
+                "streaming: accessoryd \(format(daemon)) MB/s ≥ half of direct \(format(direct)) MB/s"
+            )
+            if let ser2net = [rate(.ser2net), rate(.ser2netDefault)].compactMap({ $0 }).max() {
+                check(daemon > ser2net, "streaming: accessoryd above ser2net's best \(format(ser2net)) MB/s")
+            }
+        }
+        if let daemon = cpu(.accessoryd), let socat = cpu(.socat) {
+            check(
+                daemon <= socat * 1.5,
+                "CPU per 16 B transact \(format(daemon, 2)) µs ≤ 1.5 × socat's \(format(socat, 2)) µs per relayed request"
+            )
+        }
+        if let daemon = memory.first(where: { $0.kind == .accessoryd })?.stats {
+            check(
+                daemon.anonymousKiB < 8 * 1_024,
+                "private memory (RssAnon) \(format(Double(daemon.anonymousKiB) / 1_024)) MiB < 8 MiB with 16 accessories "
+                    + "(peak RSS \(format(Double(daemon.peakRSSKiB) / 1_024)) MiB)"
+            )
+        }
+        if let idle {
+            check(
+                idle.cpuPercent < 1,
+                "\(idle.accessories) idle accessories: \(format(idle.cpuPercent, 2)) % CPU < 1 %"
+            )
+        }
+        if let replug {
+            let p99 = replug.samples.percentile(0.99) / 1_000
+            check(p99 < 50, "replug to ready p99 \(format(p99, 2)) ms < 50 ms")
+        }
+        return lines
+    }
+}

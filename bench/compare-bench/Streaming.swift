@@ -1,0 +1,65 @@
+import Glibc
+
+/// Streaming throughput: lines sent back to back (no waiting for each echo) while the echoes are read.
+///
+/// Threading: main thread.
+struct StreamingResult {
+    let kind: TargetKind
+    let bytes: Int
+    let elapsedNanoseconds: UInt64
+    var megabytesPerSecond: Double { Double(bytes) / 1e6 / (Double(elapsedNanoseconds) / 1e9) }
+}
+
+/// Streams `total` payload bytes in `size`-byte lines through `target`, keeping at most `window`
+/// bytes unechoed, and times until every byte has come back. accessoryd: pipelined `write`
+/// requests on a connection subscribed to the accessory's `device.data`.
+func measureStreaming(_ target: Target, total: Int, size: Int = 256, window: Int = 16_384) throws -> StreamingResult {
+    let endpoint = try target.connect()
+    defer { endpoint.close() }
+    if target.kind == .accessoryd {
+        _ = try RPCWire.call(endpoint, id: 0, method: "subscribe", params: ["device": "echo", "events": ["data"]])
+    }
+    let lines = max(1, total / size)
+    var sentLines = 0
+    var received = 0
+    var outbound: [UInt8] = []
+    var offset = 0
+    let start = Clock.nanoseconds()
+    var lastProgress = start
+    while received < lines * size {
+        // Fill the window with whole lines, then write what the connection takes.
+        while sentLines < lines && sentLines * size - received < window {
+            sentLines += 1
+            outbound += target.wire.streamRequest(
+                id: sentLines,
+                payload: payload(size: size, client: 0, sequence: sentLines)
+            )
+        }
+        if offset < outbound.count {
+            offset += try endpoint.sendSome(outbound[offset...])
+            if offset == outbound.count {
+                outbound.removeAll(keepingCapacity: true)
+                offset = 0
+            }
+        }
+        var descriptor = pollfd(
+            fd: endpoint.fd,
+            events: Int16(POLLIN) | (offset < outbound.count ? Int16(POLLOUT) : 0),
+            revents: 0
+        )
+        if Glibc.poll(&descriptor, 1, 100) <= 0 || descriptor.revents & Int16(POLLIN) == 0 {
+            if Clock.nanoseconds() - lastProgress > 5_000_000_000 {
+                throw BenchError("\(target.kind): streaming stopped at \(received) of \(lines * size) bytes")
+            }
+            continue
+        }
+        if try !endpoint.readAvailable() { throw BenchError("\(target.kind) closed the streaming connection") }
+        while let line = endpoint.bufferedLine() {
+            if let count = try target.wire.streamed(line) {
+                received += count
+                lastProgress = Clock.nanoseconds()
+            }
+        }
+    }
+    return StreamingResult(kind: target.kind, bytes: received, elapsedNanoseconds: Clock.nanoseconds() - start)
+}

@@ -1,0 +1,142 @@
+#!/usr/bin/env python3
+"""Profiles accessoryd's request path: N sequential 16-byte `transact`s on an echo-accessory,
+with the daemon run under callgrind (instructions per request: a run of N minus a run of 0,
+divided by N) or with strace attached to every thread once it is ready (syscalls per request).
+
+  bench/profile/request-profile.py --products "$(swift build -c release --show-bin-path)" \
+      --tool callgrind --requests 2000
+  bench/profile/request-profile.py --products ... --tool strace --requests 20000
+
+Every child it starts is stopped by pid; the temporary folder is removed.
+"""
+import argparse, json, os, re, shutil, signal, socket, subprocess, sys, tempfile, time
+
+
+def wait_for(what, seconds, condition):
+    deadline = time.monotonic() + seconds
+    while not condition():
+        if time.monotonic() > deadline:
+            sys.exit(f"request-profile: gave up waiting for {what}")
+        time.sleep(0.01)
+
+
+class Client:
+    def __init__(self, path):
+        self.sock = socket.socket(socket.AF_UNIX)
+        self.sock.connect(path)
+        self.pending = b""
+        self.next_id = 0
+
+    def call(self, method, params=None):
+        self.next_id += 1
+        request = {"jsonrpc": "2.0", "id": self.next_id, "method": method}
+        if params is not None:
+            request["params"] = params
+        self.sock.sendall(json.dumps(request).encode() + b"\n")
+        while True:
+            while b"\n" not in self.pending:
+                chunk = self.sock.recv(65536)
+                if not chunk:
+                    sys.exit("request-profile: the daemon closed the connection")
+                self.pending += chunk
+            line, self.pending = self.pending.split(b"\n", 1)
+            message = json.loads(line)
+            if message.get("id") == self.next_id:
+                return message
+
+
+def run(args, folder, requests):
+    echo = subprocess.Popen([os.path.join(args.products, "echo-accessory"), "--link", folder + "/tty"],
+                            stdout=subprocess.PIPE, text=True)
+    children = [echo]
+    strace = None
+    try:
+        echo.stdout.readline()
+        sock = folder + "/d.sock"
+        with open(folder + "/d.yaml", "w") as config:
+            config.write(f"socket: {{path: {sock}}}\nlog: {{level: warning}}\naccessories:\n"
+                         f"  - {{name: echo, path: {folder}/tty, framing: {{type: line, delimiter: \"\\n\"}}}}\n")
+        command = [os.path.join(args.products, "accessoryd"), "--config", folder + "/d.yaml", "--runtime-dir", folder]
+        out = folder + f"/callgrind.{requests}"
+        if args.tool == "callgrind":
+            command = ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}"] + command
+        daemon = subprocess.Popen(command, stderr=subprocess.DEVNULL)
+        children.append(daemon)
+        wait_for("the socket", 120, lambda: os.path.exists(sock))
+        client = None
+
+        def ready():
+            nonlocal client
+            try:
+                client = client or Client(sock)
+            except OSError:
+                return False
+            devices = client.call("devices.list")["result"]["devices"]
+            return devices[0]["state"] == "ready"
+
+        wait_for("the accessory", 120, ready)
+        for _ in range(20):  # warm up: the first requests allocate what later ones reuse
+            client.call("transact", {"device": "echo", "data": "warm-up"})
+        if args.tool == "strace":
+            tids = os.listdir(f"/proc/{daemon.pid}/task")
+            strace = subprocess.Popen(["strace", "-c", "-f", "-o", folder + "/strace.txt"]
+                                      + sum((["-p", t] for t in tids), []), stderr=subprocess.DEVNULL)
+            children.append(strace)
+            time.sleep(1)
+        start = time.monotonic()
+        for sequence in range(requests):
+            payload = f"k0s{sequence}".ljust(16, ".")
+            reply = client.call("transact", {"device": "echo", "data": payload})
+            assert reply["result"]["frames"][0]["data"] == payload, reply
+        elapsed = time.monotonic() - start
+        if strace:
+            strace.send_signal(signal.SIGINT)
+            strace.wait(timeout=30)
+            report = open(folder + "/strace.txt").read()
+            print(report)
+            total = re.search(r"^100\.00\s+\S+\s+\S+\s+(\d+)\s+(\d+)?\s*total", report, re.M)
+            if total:
+                print(f"syscalls per request: {int(total.group(1)) / requests:.2f} (strace slows it: "
+                      f"{elapsed / max(1, requests) * 1e6:.0f} µs per request while traced)")
+        client.sock.close()
+        daemon.send_signal(signal.SIGTERM)
+        daemon.wait(timeout=120)
+        if args.tool == "callgrind":
+            summary = re.search(r"^(?:summary|totals): (\d+)", open(out).read(), re.M)
+            if args.keep:
+                shutil.copy(out, args.keep + f".{requests}")
+            return int(summary.group(1))
+        return None
+    finally:
+        for child in reversed(children):
+            if child.poll() is None:
+                child.send_signal(signal.SIGTERM)
+                try:
+                    child.wait(timeout=10)
+                except subprocess.TimeoutExpired:
+                    child.kill()
+                    child.wait()
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--products", required=True)
+    parser.add_argument("--tool", choices=["callgrind", "strace"], required=True)
+    parser.add_argument("--requests", type=int, default=2000)
+    parser.add_argument("--keep", help="copy the callgrind output files to this prefix (for callgrind_annotate)")
+    args = parser.parse_args()
+    folder = tempfile.mkdtemp(prefix="request-profile-")
+    try:
+        if args.tool == "callgrind":
+            base = run(args, folder, 0)
+            loaded = run(args, folder, args.requests)
+            print(f"instructions per transact (daemon, all threads): {(loaded - base) / args.requests:,.0f} "
+                  f"({loaded:,} with {args.requests} requests, {base:,} with none)")
+        else:
+            run(args, folder, args.requests)
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()

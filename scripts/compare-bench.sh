@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# Builds accessoryd, accessory-sim, echo-accessory and compare-bench in release, one product at a
+# time (a 2-core machine), then runs compare-bench with this script's arguments.
+# The table is printed and written to bench/results/latest.md (or --output FILE).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+SWIFT="${SWIFT:-swift}"
+for product in accessoryd accessory-sim echo-accessory compare-bench; do
+  "$SWIFT" build -c release --product "$product"
+done
+bin="$("$SWIFT" build -c release --show-bin-path)"
+mkdir -p bench/results
+exec "$bin/compare-bench" --products "$bin" "$@"
