@@ -124,7 +124,7 @@ let package = Package(
             path: "bench/serial-bench",
             swiftSettings: strict
         ),
-        // accessoryd beside direct, socat and ser2net (bench/README-section.md); echo-accessory is its pty peer.
+        // accessoryd beside direct, socat and ser2net (README.md, Numbers); echo-accessory is its pty peer.
         .executableTarget(
             name: "compare-bench",
             dependencies: ["ControlProtocol", "SystemCalls"],

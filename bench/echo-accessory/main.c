@@ -74,9 +74,12 @@ static void publish(const char *link, const char *target) {
     if (rename(temporary, link) != 0) fail("rename");
 }
 
+// The time is taken just before the link appears (the rename), so "link appeared → ready" is
+// never under-counted, whoever runs first afterwards.
 static void announce(const struct Pty *pty, const char *link) {
+    unsigned long long appearing = monotonicNanoseconds();
     if (link != NULL) publish(link, pty->path);
-    printf("READY %s %llu\n", link != NULL ? link : pty->path, monotonicNanoseconds());
+    printf("READY %s %llu\n", link != NULL ? link : pty->path, appearing);
     fflush(stdout);
 }
 
