@@ -14,17 +14,16 @@ extension Accessory {
             return
         }
         guard state != .ready, state != .opening else { return }
-        switch settings.source {
-        case .match(let m) where m.byID == nil && devicePath == nil: break
-        default: counters.openAttempts += 1
-        }
-        switch settings.source {
-        case .rfcomm(let target):
-            openRFCOMM(target)
-        case .match(let m) where m.byID == nil && devicePath == nil:
+        if isMatchedByUdev && devicePath == nil, case .match(let m) = settings.source {
             // Found only by the udev monitor, which sets `devicePath` when a matching device is
             // present (``deviceAppeared(at:)``); until then there is nothing to open or poll.
             setState(.absent, "waiting for a udev device matching \(describe(m))")
+            return
+        }
+        counters.openAttempts += 1
+        switch settings.source {
+        case .rfcomm(let target):
+            openRFCOMM(target)
         default:
             guard let path = devicePath else { return }
             openSerial(path)

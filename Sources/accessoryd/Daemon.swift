@@ -111,6 +111,19 @@ final class Daemon {
         }
         // Watch the device folders, open the accessories, then start the udev monitor.
         let hotplug = HotplugService(loop: deviceLoop, registry: registry, settings: configuration.hotplug, log: log)
+        // Both ways out: the hot-plug sources and the accessories are closed on the device loop
+        // (their fds live there), queued requests answered; then the loops and the simulators.
+        func closeDevices() {
+            _ = deviceLoop.perform {
+                hotplug.stop()
+                registry.shutdown()
+            }
+        }
+        func stopLoopsAndSimulators() {
+            controlLoop.shutdown()
+            deviceLoop.shutdown()
+            simulators.stop()
+        }
         let hotplugStart = Locked<(done: Bool, failure: String?)>((false, nil))
         deviceLoop.perform {
             let failure = hotplug.start()
@@ -119,10 +132,8 @@ final class Daemon {
         for _ in 0..<1000 where !hotplugStart.withLock({ $0.done }) { usleep(1_000) }
         if let failure = hotplugStart.withLock({ $0.failure }) {
             log(.error, "not starting: \(failure)")
-            _ = deviceLoop.perform { registry.shutdown() }
-            controlLoop.shutdown()
-            deviceLoop.shutdown()
-            simulators.stop()
+            closeDevices()
+            stopLoopsAndSimulators()
             return 1
         }
         server.start()
@@ -150,14 +161,9 @@ final class Daemon {
         // unavailable: the daemon is stopping); the answers are flushed, bounded; then the loops.
         let done = Locked(false)
         server.beginShutdown(flushTimeout: .milliseconds(500)) { done.withLock { $0 = true } }
-        _ = deviceLoop.perform {
-            hotplug.stop()
-            registry.shutdown()
-        }
+        closeDevices()
         for _ in 0..<300 where !done.withLock({ $0 }) { usleep(10_000) }
-        controlLoop.shutdown()
-        deviceLoop.shutdown()
-        simulators.stop()
+        stopLoopsAndSimulators()
         log(.info, "stopped")
         return 0
     }

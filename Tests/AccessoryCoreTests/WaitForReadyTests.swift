@@ -24,17 +24,18 @@ struct WaitForReadyTests {
             #"{"jsonrpc":"2.0","id":\#(id),"method":"transact","params":{"device":"echo","data":"\#(text)"\#(wait)}}"#
     }
 
-    /// Unplugs the simulator for `ms` and waits until the registry has seen it go.
-    func unplug(_ h: CoreHarness, forMs ms: Int) {
+    /// An echo accessory, ready, then unplugged for `ms` (the registry has seen it go).
+    func echoUnplugged(forMs ms: Int) throws -> CoreHarness {
+        let h = try CoreHarness(sims: ["echo": SimulatorConfiguration(name: "echo")], yaml: Self.yaml)
+        #expect(h.waitReady("echo"))
         h.simulators[0].hangUp(reappearAfter: .milliseconds(ms))
         #expect(Wait.until(seconds: 5) { h.state("echo") != .ready })
+        return h
     }
 
     @Test("waiting requests are queued, answered in order once the accessory is back; others fail fast")
     func waitersRunInOrderWhenReady() throws {
-        let h = try CoreHarness(sims: ["echo": SimulatorConfiguration(name: "echo")], yaml: Self.yaml)
-        #expect(h.waitReady("echo"))
-        unplug(h, forMs: 400)
+        let h = try echoUnplugged(forMs: 400)
         let c = RecordingOrigin(clientID: 1)
         h.request(transact(1, "first", waitMs: 5000), from: c)
         h.request(transact(2, "second", waitMs: 5000), from: c)
@@ -51,9 +52,7 @@ struct WaitForReadyTests {
 
     @Test("a wait that runs out answers `wait expired` (1003) and frees the queue for the next waiter")
     func expiredWaitFailsAndTheNextGoesOn() throws {
-        let h = try CoreHarness(sims: ["echo": SimulatorConfiguration(name: "echo")], yaml: Self.yaml)
-        #expect(h.waitReady("echo"))
-        unplug(h, forMs: 600)
+        let h = try echoUnplugged(forMs: 600)
         let c = RecordingOrigin(clientID: 1)
         h.request(transact(1, "short", waitMs: 100), from: c)
         h.request(transact(2, "long", waitMs: 5000), from: c)
@@ -64,9 +63,7 @@ struct WaitForReadyTests {
 
     @Test("cancelling a waiting request answers 1004 at once; its wait leaves the queue")
     func cancelWhileWaiting() throws {
-        let h = try CoreHarness(sims: ["echo": SimulatorConfiguration(name: "echo")], yaml: Self.yaml)
-        #expect(h.waitReady("echo"))
-        unplug(h, forMs: 800)
+        let h = try echoUnplugged(forMs: 800)
         let c = RecordingOrigin(clientID: 1)
         let other = RecordingOrigin(clientID: 2)
         h.request(transact(1, "doomed", waitMs: 10_000), from: c)
@@ -80,9 +77,7 @@ struct WaitForReadyTests {
 
     @Test("a waiting client that leaves does not hold the queue")
     func clientLeavesWhileWaiting() throws {
-        let h = try CoreHarness(sims: ["echo": SimulatorConfiguration(name: "echo")], yaml: Self.yaml)
-        #expect(h.waitReady("echo"))
-        unplug(h, forMs: 3000)
+        let h = try echoUnplugged(forMs: 3000)
         let gone = RecordingOrigin(clientID: 1)
         h.request(transact(1, "lost", waitMs: 10_000), from: gone)
         let c = RecordingOrigin(clientID: 2)
