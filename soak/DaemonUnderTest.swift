@@ -45,7 +45,7 @@ final class DaemonUnderTest {
         return ended
     }
 
-    var log: String { Files.read(logPath) }
+    var log: String { FileIO.readText(logPath) }
 
     /// Lines of the log that are sanitizer reports (ThreadSanitizer, AddressSanitizer,
     /// LeakSanitizer, UndefinedBehaviorSanitizer) or Swift runtime traps.
@@ -63,7 +63,7 @@ final class DaemonUnderTest {
     /// slave reopened after a replug has a new number but the same kind.
     func descriptorKinds() -> [String: Int] {
         var kinds: [String: Int] = [:]
-        for name in Files.list("/proc/\(pid)/fd") {
+        for name in (try? FileIO.listDirectory("/proc/\(pid)/fd")) ?? [] {
             guard let target = try? FileIO.readLink("/proc/\(pid)/fd/\(name)") else { continue }
             kinds[DaemonUnderTest.kind(of: target), default: 0] += 1
         }
@@ -79,7 +79,7 @@ final class DaemonUnderTest {
 
     /// `VmRSS` in KiB (0 if it cannot be read).
     func residentKiB() -> Int {
-        for line in Files.read("/proc/\(pid)/status").split(separator: "\n") where line.hasPrefix("VmRSS:") {
+        for line in FileIO.readText("/proc/\(pid)/status").split(separator: "\n") where line.hasPrefix("VmRSS:") {
             return Int(line.split(separator: " ").dropFirst().first ?? "") ?? 0
         }
         return 0

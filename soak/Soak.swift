@@ -43,7 +43,7 @@ final class Soak {
             world.written.append([])
         }
         let configPath = folder + "/accessoryd.yaml"
-        try Files.write(configPath, DaemonConfiguration.text(world: world, folder: folder))
+        try FileIO.writeFile(configPath, DaemonConfiguration.text(world: world, folder: folder))
         let daemon = try DaemonUnderTest(
             executable: daemonExecutable,
             configPath: configPath,

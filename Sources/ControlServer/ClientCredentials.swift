@@ -43,7 +43,7 @@ public struct ClientCredentials: Sendable, Hashable, CustomStringConvertible {
 enum ProcessStatus {
     /// The `Groups:` of process `pid`, or `nil` if it cannot be read.
     static func supplementaryGroups(ofProcess pid: Int32) -> [UInt32]? {
-        guard pid > 0, let text = try? readAll("/proc/\(pid)/status") else { return nil }
+        guard pid > 0, let text = try? FileIO.readFile("/proc/\(pid)/status", limit: 1 << 20) else { return nil }
         return groups(inStatus: text)
     }
 
@@ -63,15 +63,5 @@ enum ProcessStatus {
             lineStart = lineEnd + 1
         }
         return nil
-    }
-
-    private static func readAll(_ path: String) throws(SyscallError) -> [UInt8] {
-        // The descriptor is closed when `fd` goes out of scope.
-        let fd = try FileIO.open(path, flags: FileIO.OpenFlag.readOnly)
-        var out: [UInt8] = []
-        while out.count < 1 << 20, let chunk = try FileIO.read(fd.rawValue, max: 4096), !chunk.isEmpty {
-            out += chunk
-        }
-        return out
     }
 }

@@ -40,23 +40,11 @@ struct ConfigSource {
     static func load(path: String) throws -> ConfigSource {
         let bytes: [UInt8]
         do {
-            bytes = try readFile(path)
+            bytes = try FileIO.readFile(path)
         } catch {
             throw LoadError.unreadable(path, error)
         }
         let (configuration, issues) = ConfigurationLoader.check(bytes: bytes, file: path)
         return ConfigSource(path: path, configuration: configuration, issues: issues)
-    }
-
-    static func readFile(_ path: String) throws(SyscallError) -> [UInt8] {
-        // Closed when `fd` goes out of scope (OwnedFD's deinit).
-        let fd = try FileIO.open(path, flags: O_RDONLY)
-        var out: [UInt8] = []
-        while true {
-            guard let chunk = try FileIO.read(fd.rawValue, max: 65536) else { continue }
-            if chunk.isEmpty { return out }
-            out += chunk
-            if out.count > 16 << 20 { throw SyscallError(.read, .fileTooLarge) }
-        }
     }
 }

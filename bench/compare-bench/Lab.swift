@@ -183,7 +183,7 @@ final class Lab {
             return Target(kind: kind, wire: RawWire(), relay: relay, echo: echo, connector: connectSocket)
         case .ser2net, .ser2netDefault:
             let config = file(kind.rawValue + ".yaml")
-            try Files.write(
+            try FileIO.writeFile(
                 config,
                 """
                 connection: &bench
@@ -231,7 +231,7 @@ final class Lab {
         log: String
     ) throws -> Child {
         let config = file(log + ".yaml")
-        try Files.write(
+        try FileIO.writeFile(
             config,
             "socket: {path: \(socket)}\nlog: {level: warning}\n"
                 + "limits: {max_clients: \(max(256, maxClients + 8)), queue_depth: \(max(64, 2 * maxClients))}\n"

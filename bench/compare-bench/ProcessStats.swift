@@ -1,4 +1,5 @@
 import Glibc
+import SystemCalls
 
 /// CPU time and memory of a process and its descendants, read from /proc.
 ///
@@ -20,10 +21,10 @@ struct ProcessStats {
         var anonymous = 0
         for process in ProcessStats.tree(pid) {
             for task in ProcessStats.entries("/proc/\(process)/task") {
-                let schedstat = Files.read("/proc/\(process)/task/\(task)/schedstat")
+                let schedstat = FileIO.readText("/proc/\(process)/task/\(task)/schedstat")
                 cpu += schedstat.split(separator: " ").first.flatMap { UInt64($0) } ?? 0
             }
-            let status = Files.read("/proc/\(process)/status")
+            let status = FileIO.readText("/proc/\(process)/status")
             rss += ProcessStats.field("VmRSS", in: status)
             peak += ProcessStats.field("VmHWM", in: status)
             anonymous += ProcessStats.field("RssAnon", in: status)
@@ -41,7 +42,7 @@ struct ProcessStats {
         while index < all.count && index < 1_000 {
             let process = all[index]
             for task in entries("/proc/\(process)/task") {
-                all += Files.read("/proc/\(process)/task/\(task)/children").split(separator: " ").compactMap {
+                all += FileIO.readText("/proc/\(process)/task/\(task)/children").split(separator: " ").compactMap {
                     pid_t($0.trimmingPrefix(" "))
                 }
             }

@@ -39,7 +39,7 @@ final class Child {
         output.close()
     }
 
-    var output: String { Files.read(outputPath) }
+    var output: String { FileIO.readText(outputPath) }
 
     func poll() -> ChildProcess.Termination? {
         if termination == nil, let ended = try? ChildProcess.wait(pid, block: false) { termination = ended }
@@ -61,20 +61,6 @@ final class Child {
 
 /// Small file helpers. Any thread.
 enum Files {
-    static func read(_ path: String) -> String {
-        guard let fd = try? FileIO.open(path, flags: O_RDONLY) else { return "" }
-        var bytes: [UInt8] = []
-        while let chunk = try? FileIO.read(fd.rawValue, max: 65_536), !chunk.isEmpty { bytes += chunk }
-        fd.close()
-        return String(decoding: bytes, as: UTF8.self)
-    }
-
-    static func write(_ path: String, _ text: String) throws {
-        let fd = try FileIO.open(path, flags: O_WRONLY | O_CREAT | O_TRUNC, mode: 0o644)
-        try FileIO.writeAll(fd.rawValue, Array(text.utf8))
-        fd.close()
-    }
-
     /// The folder holding `path`.
     static func folder(of path: String) -> String {
         guard let slash = path.lastIndex(of: "/") else { return "." }

@@ -61,12 +61,12 @@ func run(_ options: Options) throws {
     }
     let text = report.markdown()
     print(text, terminator: "")
-    try Files.write(options.output, text)
+    try FileIO.writeFile(options.output, text)
     progress("written to \(options.output)")
 }
 
 func header(_ options: Options) -> [String] {
-    let load = Files.read("/proc/loadavg").split(separator: " ").prefix(3).joined(separator: " ")
+    let load = FileIO.readText("/proc/loadavg").split(separator: " ").prefix(3).joined(separator: " ")
     var date = time(nil)
     var parts = tm()
     gmtime_r(&date, &parts)
@@ -86,7 +86,7 @@ func header(_ options: Options) -> [String] {
 /// The shared libraries mapped into `pid`, by file name.
 func libraries(of pid: pid_t) -> [String] {
     var names: [String] = []
-    for line in Files.read("/proc/\(pid)/maps").split(separator: "\n") {
+    for line in FileIO.readText("/proc/\(pid)/maps").split(separator: "\n") {
         guard let path = line.split(separator: " ", omittingEmptySubsequences: true).last, path.contains(".so") else {
             continue
         }

@@ -103,15 +103,7 @@ final class TemporaryDirectory: Sendable {
     /// The text of the file `name` (best effort: empty if it cannot be read).
     func read(_ name: String) -> String { TemporaryDirectory.contents(of: file(name)) }
 
-    static func contents(of path: String) -> String {
-        guard let fd = try? FileIO.open(path, flags: O_RDONLY) else { return "" }
-        var bytes: [UInt8] = []
-        while let chunk = try? FileIO.read(fd.rawValue, max: 65_536), !chunk.isEmpty, bytes.count < 16 << 20 {
-            bytes += chunk
-        }
-        fd.close()
-        return String(decoding: bytes, as: UTF8.self)
-    }
+    static func contents(of path: String) -> String { FileIO.readText(path) }
 
     /// Removes the folder and everything in it (it holds only files, links, sockets and folders
     /// this test made).
