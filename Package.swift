@@ -6,6 +6,9 @@ import PackageDescription
 let strict: [SwiftSetting] = [
     .swiftLanguageMode(.v6),
     .enableUpcomingFeature("ExistentialAny"),
+    // Dynamic exclusivity checks stay on in debug builds, where the tests run; in release they
+    // cost a sixth of the instructions of a request (bench/profile/request-profile.py).
+    .unsafeFlags(["-enforce-exclusivity=unchecked"], .when(configuration: .release)),
 ]
 
 let package = Package(

@@ -42,6 +42,8 @@ public final class Accessory: @unchecked Sendable {  // @unchecked: all mutable 
     let reopen: ReopenSchedule
     /// The executing request that receives frames, if any.
     var claimant: RequestOperation?
+    /// Fires at or before the claimant's deadline (``watchResponseDeadline(_:)``).
+    var deadlineTimer: LoopTimer?
     var resync: ResyncState?
     /// When the device went away during a `transact`: the instant its answer was due. A reopen
     /// before then discards that answer first (``awaitLateAnswer(until:then:)``).
@@ -55,6 +57,9 @@ public final class Accessory: @unchecked Sendable {  // @unchecked: all mutable 
     var onStateChange: ((Accessory) -> Void)?
     /// Told about every frame no request claimed. Device loop.
     var onUnsolicited: ((Accessory, [UInt8]) -> Void)?
+    /// Told just before a request takes a frame: notifications of earlier frames go out first,
+    /// so that a client sees frames in the order they came. Device loop.
+    var onClaimingFrame: ((Accessory) -> Void)?
     /// Told when the accessory may have become idle (a request finished, a resync ended, the
     /// lock was released): a reload waiting for it can apply. Device loop.
     var onMaybeIdle: ((Accessory) -> Void)?
@@ -119,7 +124,10 @@ public final class Accessory: @unchecked Sendable {  // @unchecked: all mutable 
             deliverUnsolicited(frame)
             return
         }
-        if let c = claimant, c.offer(frame: frame) { return }
+        if let c = claimant {
+            onClaimingFrame?(self)
+            if c.offer(frame: frame) { return }
+        }
         deliverUnsolicited(frame)
     }
 

@@ -134,6 +134,7 @@ extension AccessoryRegistry {
         a.shutDown(error: .unavailable(device: a.name, state: .disabled, reason: reason), reason: reason)
         a.onStateChange = nil
         a.onUnsolicited = nil
+        a.onClaimingFrame = nil
     }
 
     /// The limits an accessory is built with (the others are the control server's, fixed at start).

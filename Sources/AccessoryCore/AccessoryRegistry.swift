@@ -22,6 +22,9 @@ public final class AccessoryRegistry: @unchecked Sendable {  // @unchecked: muta
     public internal(set) var accessories: [Accessory] = []
     var byName: [String: Accessory] = [:]
     var subscriptions: [UInt64: Subscription] = [:]
+    /// `device.data` lines not yet sent, per subscribed client: sent together once the frames of
+    /// the current read are handed out, one write per read instead of one per frame.
+    var dataBatches: [UInt64: (origin: any RequestOrigin, lines: [UInt8])] = [:]
     /// Requests that have not answered yet, per client, by request id.
     var inflight: [UInt64: [RequestID: RequestOperation]] = [:]
     /// The present udev devices matching each identity-matched accessory, by device path.
@@ -85,6 +88,7 @@ public final class AccessoryRegistry: @unchecked Sendable {  // @unchecked: muta
         a.log = log
         a.onStateChange = { [unowned self] a in stateChanged(a) }
         a.onUnsolicited = { [unowned self] a, frame in publish(frame: frame, from: a) }
+        a.onClaimingFrame = { [unowned self] _ in sendDataBatches() }
         a.onMaybeIdle = { [unowned self] a in applyPendingChange(to: a) }
     }
 
@@ -111,6 +115,7 @@ public final class AccessoryRegistry: @unchecked Sendable {  // @unchecked: muta
     // MARK: - Notifications
 
     func stateChanged(_ a: Accessory) {
+        sendDataBatches()  // Data that came before the change is announced before it.
         var line: [UInt8] = []
         ResponseEncoder.deviceState(device: a.name, state: a.state, reason: a.stateReason, into: &line)
         for s in subscriptions.values where s.events.contains(.state) && wants(s, a) {
@@ -127,8 +132,21 @@ public final class AccessoryRegistry: @unchecked Sendable {  // @unchecked: muta
                 ResponseEncoder.deviceData(device: a.name, frame: frame, into: &l)
                 line = l
             }
-            s.origin.notify(line: line!)
+            if dataBatches.isEmpty {
+                // Sent before the loop next waits, whatever delivered the frame (a read, or a
+                // framer's idle-gap timer); earlier if a request claims a frame or a state changes.
+                loop.perform { [weak self] in self?.sendDataBatches() }
+            }
+            dataBatches[s.origin.clientID, default: (s.origin, [])].lines.append(contentsOf: line!)
         }
+    }
+
+    /// Sends the batched `device.data` lines. Device loop.
+    func sendDataBatches() {
+        guard !dataBatches.isEmpty else { return }
+        let batches = dataBatches
+        dataBatches.removeAll(keepingCapacity: true)
+        for (_, batch) in batches { batch.origin.notify(line: batch.lines) }
     }
 
     private func wants(_ s: Subscription, _ a: Accessory) -> Bool {

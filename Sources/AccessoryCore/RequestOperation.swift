@@ -40,8 +40,9 @@ final class RequestOperation: LoopOperation, @unchecked Sendable {  // @unchecke
     var onComplete: ((RequestOperation) -> Void)?
 
     private var frames: [[UInt8]] = []
-    private var timer: LoopTimer?
     private var startedAt: LoopInstant?
+    /// When this request stops waiting (set when it executes). Device loop.
+    private(set) var deadline: LoopInstant?
     private var expired = false
     private var written = 0
     private var replied = false
@@ -54,8 +55,10 @@ final class RequestOperation: LoopOperation, @unchecked Sendable {  // @unchecke
         self.responseTimeout = timeout
         self.requestID = requestID
         self.origin = origin
-        super.init(loop: accessory.loop, name: "\(accessory.name).\(kind.methodName)#\(requestID)")
+        super.init(loop: accessory.loop)
     }
+
+    override var defaultName: String { "\(accessory.name).\(kind.methodName)#\(requestID)" }
 
     override func execute() {
         guard accessory.state == .ready, let channel = accessory.channel, let reader = accessory.reader else {
@@ -92,7 +95,9 @@ final class RequestOperation: LoopOperation, @unchecked Sendable {  // @unchecke
             break
         }
         accessory.claimant = self
-        timer = loop.scheduleTimer(after: responseTimeout) { [weak self] in self?.expire() }
+        let due = loop.now + responseTimeout
+        deadline = due
+        accessory.watchResponseDeadline(due)
     }
 
     /// Offers an inbound frame; returns true if this request took it. Device loop.
@@ -117,8 +122,8 @@ final class RequestOperation: LoopOperation, @unchecked Sendable {  // @unchecke
         if case .write = kind, state == .executing { finish() }
     }
 
-    private func expire() {
-        timer = nil
+    /// The deadline passed while this request was still executing. Device loop.
+    func deadlinePassed() {
         guard state == .executing else { return }
         if case .read = kind, !frames.isEmpty {
             finish()
@@ -152,13 +157,9 @@ final class RequestOperation: LoopOperation, @unchecked Sendable {  // @unchecke
         if case .transact = kind, let startedAt, !expired {
             abandonedResponseDue = startedAt + responseTimeout
         }
-        timer?.cancel()
-        timer = nil
     }
 
     override func willFinish(error: (any Error)?) {
-        timer?.cancel()
-        timer = nil
         if accessory.claimant === self { accessory.claimant = nil }
         accessory.requestFinished(self)
         reply(error: error)
@@ -173,25 +174,24 @@ final class RequestOperation: LoopOperation, @unchecked Sendable {  // @unchecke
         guard !replied else { return }
         replied = true
         let elapsed = startedAt.map { loop.now - $0 }
-        var c = accessory.counters
         defer {
-            accessory.counters = c
             onComplete?(self)
             onComplete = nil
         }
+        // The counters are changed in place: a copy would duplicate their latency ring.
         if let error {
             let rpc = AccessoryError.rpcError(for: error)
             answeredCancelled = rpc.errorCode == .cancelled
             switch rpc.errorCode {
-            case .timedOut?: c.requestsTimedOut += 1
-            case .cancelled?: c.requestsCancelled += 1
-            default: c.requestsFailed += 1
+            case .timedOut?: accessory.counters.requestsTimedOut += 1
+            case .cancelled?: accessory.counters.requestsCancelled += 1
+            default: accessory.counters.requestsFailed += 1
             }
             origin.respond(id: requestID, result: .failure(rpc))
             return
         }
-        c.requestsOK += 1
-        if let elapsed { c.recordLatency(elapsed) }
+        accessory.counters.requestsOK += 1
+        if let elapsed { accessory.counters.recordLatency(elapsed) }
         let ms = Int64(elapsed.map { $0.milliseconds.rounded() } ?? 0)
         switch kind {
         case .transact:

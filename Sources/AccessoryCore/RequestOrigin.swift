@@ -14,6 +14,6 @@ public protocol RequestOrigin: AnyObject, Sendable {
     var groups: [gid_t] { get }
     /// Sends the one response to request `id`. Called exactly once per request.
     func respond(id: RequestID, result: Result<any JSONEncodable & Sendable, RPCError>)
-    /// Sends an already-encoded notification line (ends with "\n").
+    /// Sends already-encoded notifications: one line or several, each ending with "\n".
     func notify(line: [UInt8])
 }

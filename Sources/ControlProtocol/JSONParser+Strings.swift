@@ -29,8 +29,13 @@ extension JSONParser {
                 try parseEscape(into: &scratch)
                 continue
             }
+            // A run of plain bytes up to the next escape or the end, copied in one go.
             let runStart = position
             try advanceOverStringByte(byte)
+            while position < bytes.count, bytes[position] != UInt8(ascii: "\"") && bytes[position] != UInt8(ascii: "\\")
+            {
+                try advanceOverStringByte(bytes[position])
+            }
             scratch.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<position]))
         }
         throw unexpected("'\"' to end the string")

@@ -20,9 +20,13 @@ extension ClientConnection {
         accepting.store(false, ordering: .releasing)
         lingerTimer?.cancel()
         lingerTimer = nil
+        // Under the lock, so that no other thread is writing to the socket as it closes.
+        output.withLock { o in
+            o.fd = nil
+            o.queue.removeAll()
+        }
         source?.cancel()
         source = nil
-        outbound.removeAll()
         lineBuffer.reset()
         server.connectionClosed(self)
     }

@@ -50,6 +50,9 @@ extension ClientConnection {
                     lineTooLong()
                     return
                 }
+                // A short read emptied the socket: asking again would only hear EAGAIN (one
+                // wasted syscall per request). Level-triggered epoll reports anything newer.
+                if n < buffer.count { return }
             }
         }
     }
@@ -70,7 +73,7 @@ extension ClientConnection {
             return phase == .open && isOpen
         }
         server.counters.requestsDecoded.increment()
-        pendingRequests += 1
+        output.withLock { $0.pendingRequests += 1 }
         server.handler.handle(request, from: self)
         return phase == .open && isOpen
     }
@@ -97,7 +100,7 @@ extension ClientConnection {
         closeReason = reason
         phase = .draining(reason)
         queuedBytes.wrappingAdd(reply.count, ordering: .relaxed)
-        outbound.append(reply)
+        output.withLock { $0.queue.append(reply) }
         lingerTimer = loop.scheduleTimer(after: server.limits.lingerTimeout) { [weak self] in
             self?.close(reason)
         }
@@ -110,14 +113,15 @@ extension ClientConnection {
         guard let source else { return }
         let high = maxOutboundBytes / 2
         let low = maxOutboundBytes / 4
-        if !readPaused && outbound.byteCount > high {
+        let queued = output.withLock { $0.queue.byteCount }
+        if !readPaused && queued > high {
             readPaused = true
-        } else if readPaused && outbound.byteCount <= low {
+        } else if readPaused && queued <= low {
             readPaused = false
         }
         var interest: FDInterest = []
         if phase == .open && !readPaused { interest.insert(.readable) }
-        if !outbound.isEmpty { interest.insert(.writable) }
+        if queued > 0 { interest.insert(.writable) }
         source.setInterest(interest)
     }
 }

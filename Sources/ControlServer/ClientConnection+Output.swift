@@ -2,22 +2,71 @@ import IOLoop
 import SystemCalls
 
 extension ClientConnection {
+    /// Gets a sent line out: written here when this thread may (see ``ConnectionOutput``),
+    /// otherwise queued on the control loop. The line is already accounted in `queuedBytes`.
+    /// Any thread.
+    func dispatch(_ line: [UInt8], isResponse: Bool) {
+        if loop.inLoop {
+            enqueue(line, isResponse: isResponse, handedOver: false)
+            return
+        }
+        switch writeThrough(line, isResponse: isResponse) {
+        case .written:
+            break
+        case .partlyWritten:
+            // The rest waits in the queue: the loop must ask for writability.
+            loop.perform { self.updateInterest() }
+        case .failed(let errno):
+            closeSoon(.writeFailed(errno))
+        case .handOver:
+            if !loop.perform({ self.enqueue(line, isResponse: isResponse, handedOver: true) }) {
+                queuedBytes.wrappingSubtract(line.count, ordering: .relaxed)
+            }
+        }
+    }
+
+    /// Writes `line` on the calling thread if nothing is queued or on its way to the loop, the
+    /// connection is open, and the socket takes it; otherwise reserves its place in the order of
+    /// lines (``ConnectionOutput/linesInFlight``) for the hand-over. Any thread but the loop's.
+    private func writeThrough(_ line: [UInt8], isResponse: Bool) -> WriteThroughOutcome {
+        output.withLock { o in
+            guard o.writeThroughAllowed, o.linesInFlight == 0, o.queue.isEmpty, o.fd != nil else {
+                o.linesInFlight += 1
+                return .handOver
+            }
+            if isResponse { o.responseLeaving() }
+            o.queue.append(line)
+            switch o.writeQueued() {
+            case .success(let written):
+                queuedBytes.wrappingSubtract(written, ordering: .relaxed)
+                return o.queue.isEmpty ? .written : .partlyWritten
+            case .failure(let errno):
+                return .failed(errno)
+            }
+        }
+    }
+
     /// Queues a line on the loop and writes at once if nothing was waiting. Never closes the
     /// connection directly (it may run inside a handler call); failures close it via perform.
+    /// `handedOver`: the line came from another thread's ``dispatch(_:isResponse:)``.
     /// Control loop only.
-    func enqueue(_ line: [UInt8], isResponse: Bool) {
-        if isResponse && pendingRequests > 0 { pendingRequests -= 1 }
-        guard phase != .closed, isOpen else {
+    func enqueue(_ line: [UInt8], isResponse: Bool, handedOver: Bool) {
+        let open = phase != .closed && isOpen
+        let failure: CloseReason? = output.withLock { o in
+            if handedOver { o.linesInFlight -= 1 }
+            if isResponse { o.responseLeaving() }
+            guard open else { return nil }
+            let wasEmpty = o.queue.isEmpty
+            o.queue.append(line)
+            return wasEmpty ? writeQueued(&o) : nil
+        }
+        guard open else {
             queuedBytes.wrappingSubtract(line.count, ordering: .relaxed)
             return
         }
-        let wasEmpty = outbound.isEmpty
-        outbound.append(line)
-        if wasEmpty {
-            if let failure = writeQueued() {
-                closeSoon(failure)
-                return
-            }
+        if let failure {
+            closeSoon(failure)
+            return
         }
         updateInterest()
         if case .draining = phase, !idleCheckScheduled {
@@ -32,7 +81,7 @@ extension ClientConnection {
     /// The socket is writable (or a final line was just queued): write, then close if that was
     /// all that was left to do. Control loop only.
     func flushFromEvent() {
-        if let failure = writeQueued() {
+        if let failure = output.withLock({ writeQueued(&$0) }) {
             close(failure)
             return
         }
@@ -40,24 +89,24 @@ extension ClientConnection {
         closeIfIdle()
     }
 
-    /// Writes what is queued until done or the socket is full. Returns the close reason if the
-    /// write failed.
-    private func writeQueued() -> CloseReason? {
-        guard let fd = source?.fd else { return nil }
-        var written = 0
-        defer { if written > 0 { queuedBytes.wrappingSubtract(written, ordering: .relaxed) } }
-        do {
-            written = try outbound.drain { bytes throws(SyscallError) in try Socket.send(fd, from: bytes) }
-        } catch {
-            return .writeFailed(error.errno)
+    /// Writes what is queued until done or the socket is full, and accounts the bytes. Returns
+    /// the close reason if the write failed. Inside the output lock.
+    private func writeQueued(_ o: inout ConnectionOutput) -> CloseReason? {
+        switch o.writeQueued() {
+        case .success(let written):
+            if written > 0 { queuedBytes.wrappingSubtract(written, ordering: .relaxed) }
+            return nil
+        case .failure(let errno):
+            return .writeFailed(errno)
         }
-        return nil
     }
 
     /// While draining: closes once every reply the client is owed has been written (or at once,
     /// for a final error line, when the senders are off). Control loop only.
     func closeIfIdle() {
-        guard case .draining(let reason) = phase, outbound.isEmpty else { return }
-        if pendingRequests == 0 || !isOpen { close(reason) }
+        guard case .draining(let reason) = phase else { return }
+        let (empty, owed) = output.withLock { ($0.queue.isEmpty, $0.pendingRequests) }
+        guard empty else { return }
+        if owed == 0 || !isOpen { close(reason) }
     }
 }

@@ -8,7 +8,8 @@ import SystemCalls
 /// The senders (``respond(id:result:)``, ``respond(id:error:)``, ``notify(method:params:)``,
 /// ``send(line:)``, ``disconnect(_:)``) may be called from any thread: a line is encoded on the
 /// caller's thread and its bytes travel to the control loop in one `perform` (none when already
-/// on it), where they are queued and written without further copying. After the connection has
+/// on it), where they are queued and written without further copying; or, when nothing is
+/// queued, written on the caller's thread at once (see ``ConnectionOutput``). After the connection has
 /// closed they do nothing. Lines sent from one thread arrive in the order sent.
 ///
 /// Threading: the senders, ``id``, ``credentials``, ``isOpen`` and ``outboundBytes`` are any
@@ -31,6 +32,9 @@ public final class ClientConnection: @unchecked Sendable {  // @unchecked: vars 
     let queuedBytes = Atomic<Int>(0)
     /// Set once the slow-reader close has been scheduled.
     let overflowed = Atomic<Bool>(false)
+    /// The outbound queue, the socket and the requests owed an answer: whoever writes to the
+    /// socket (the control loop, or a sender's own thread) does so under this lock.
+    let output = Locked(ConnectionOutput())
 
     // MARK: control loop only
 
@@ -44,12 +48,13 @@ public final class ClientConnection: @unchecked Sendable {  // @unchecked: vars 
         case closed
     }
 
-    var phase = Phase.open
+    var phase = Phase.open {
+        // Only the loop may write once the connection drains or closes: it decides when it is
+        // done, so it must see every line go by.
+        didSet { if phase != .open { output.withLock { $0.writeThroughAllowed = false } } }
+    }
     var source: FDSource?
     var lineBuffer: LineBuffer
-    var outbound = OutboundQueue()
-    /// Requests handed to the handler and not answered yet.
-    var pendingRequests = 0
     /// Reading paused because too much output is queued (resumed when it drains).
     var readPaused = false
     var lingerTimer: LoopTimer?
@@ -76,7 +81,7 @@ public final class ClientConnection: @unchecked Sendable {  // @unchecked: vars 
     /// Requests handed to the handler and not yet answered. Control loop only.
     public var pendingRequestCount: Int {
         loop.preconditionInLoop()
-        return pendingRequests
+        return output.withLock { $0.pendingRequests }
     }
 
     // MARK: - Senders (any thread)
@@ -137,11 +142,7 @@ public final class ClientConnection: @unchecked Sendable {  // @unchecked: vars 
             }
             return
         }
-        if loop.inLoop {
-            enqueue(line, isResponse: isResponse)
-        } else if !loop.perform({ self.enqueue(line, isResponse: isResponse) }) {
-            queuedBytes.wrappingSubtract(count, ordering: .relaxed)
-        }
+        dispatch(line, isResponse: isResponse)
     }
 
     /// Stops the senders now and closes on the loop, never inside a handler call. Any thread.

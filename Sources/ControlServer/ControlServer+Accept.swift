@@ -99,6 +99,12 @@ extension ControlServer {
             logger.log(.error, "cannot watch a new client connection: \(error)")
             return
         }
+        if let fd = connection.source?.fd {
+            connection.output.withLock { o in
+                o.fd = fd
+                o.writeThroughAllowed = true
+            }
+        }
         connections[connection.id] = connection
         counters.clients.increment()
         counters.acceptedTotal.increment()

@@ -60,8 +60,12 @@ extension IOLoop {
         if hasPendingWork || stopRequested.load(ordering: .relaxed) || condition.map({ !$0() }) == true {
             timeout = 0
         } else {
-            let earliest = state.timers.earliest()
-            if earliest != armedDeadline {
+            // The timerfd is re-armed only for an earlier deadline, never disarmed: a request's
+            // timeout timer is scheduled and cancelled per request, and re-arming for each would
+            // cost two syscalls a request. A deadline left armed after its timer was cancelled
+            // fires once, early; that wake-up drains it and arms the then-earliest (see
+            // `dispatch`). Invariant at the wait: armed ≤ earliest live deadline of this mode.
+            if let earliest = state.timers.earliest(), armedDeadline.map({ earliest < $0 }) ?? true {
                 // Arming can fail only for programmer errors; the timer heap stays the truth.
                 try? TimerFD.set(timerRaw, deadline: earliest)
                 armedDeadline = earliest

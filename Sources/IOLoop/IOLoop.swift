@@ -341,6 +341,8 @@ public final class IOLoop: LoopScheduler, @unchecked Sendable {
 
     /// The concrete modes that `modes` names (`.common` expands to the common set).
     func concreteModes(_ modes: [RunMode]) -> Set<RunMode> {
+        // Nearly every timer and source is in `.common` alone: no set to build.
+        if modes.count == 1 && modes[0] == .common { return commonModes }
         var out = Set<RunMode>()
         for m in modes {
             if m == .common { out.formUnion(commonModes) } else { out.insert(m) }

@@ -95,7 +95,17 @@ open class LoopOperation: @unchecked Sendable, CustomStringConvertible {  // @un
     public let loop: any LoopScheduler
 
     /// A name for logs and debugging. Set it before starting. Any thread while `initialized`.
-    public var name: String
+    /// Unset, it is ``defaultName``, built only when asked for (operations are made per request,
+    /// names are read only by logs and failures).
+    public var name: String {
+        get { explicitName ?? defaultName }
+        set { explicitName = newValue }
+    }
+    private var explicitName: String?
+
+    /// The name when none was given: the type's. Subclasses describe themselves better. Any
+    /// thread while `initialized`.
+    open var defaultName: String { "\(Self.self)" }
 
     /// If set, the operation is cancelled with ``OperationError/timedOut`` when it has been
     /// executing this long. A ``DeviceQueue`` sets its default timeout here when this is nil.
@@ -176,7 +186,7 @@ open class LoopOperation: @unchecked Sendable, CustomStringConvertible {  // @un
     /// Makes an operation bound to `loop`. Any thread.
     public init(loop: any LoopScheduler, name: String? = nil) {
         self.loop = loop
-        self.name = name ?? "\(Self.self)"
+        self.explicitName = name
     }
 
     // MARK: - State (any thread)

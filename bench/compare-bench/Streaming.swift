@@ -11,9 +11,16 @@ struct StreamingResult {
 }
 
 /// Streams `total` payload bytes in `size`-byte lines through `target`, keeping at most `window`
-/// bytes unechoed, and times until every byte has come back. accessoryd: pipelined `write`
-/// requests on a connection subscribed to the accessory's `device.data`.
-func measureStreaming(_ target: Target, total: Int, size: Int = 256, window: Int = 16_384) throws -> StreamingResult {
+/// bytes unechoed, and times until every byte has come back. Lines go out in batches of up to
+/// `batch` bytes: a raw target gets them in one send, accessoryd in one pipelined `write`
+/// request, on a connection subscribed to the accessory's `device.data`.
+func measureStreaming(
+    _ target: Target,
+    total: Int,
+    size: Int = 256,
+    window: Int = 16_384,
+    batch: Int = 4_096
+) throws -> StreamingResult {
     let endpoint = try target.connect()
     defer { endpoint.close() }
     if target.kind == .accessoryd {
@@ -27,13 +34,17 @@ func measureStreaming(_ target: Target, total: Int, size: Int = 256, window: Int
     let start = Clock.nanoseconds()
     var lastProgress = start
     while received < lines * size {
-        // Fill the window with whole lines, then write what the connection takes.
+        // Fill the window with whole lines, a batch a request, then write what the connection takes.
         while sentLines < lines && sentLines * size - received < window {
-            sentLines += 1
-            outbound += target.wire.streamRequest(
-                id: sentLines,
-                payload: payload(size: size, client: 0, sequence: sentLines)
-            )
+            var payloads: [[UInt8]] = []
+            while sentLines < lines && sentLines * size - received < window
+                && (payloads.isEmpty || (payloads.count + 1) * size <= batch)
+            {
+                sentLines += 1
+                payloads.append(payload(size: size, client: 0, sequence: sentLines))
+            }
+            if payloads.isEmpty { break }
+            outbound += target.wire.streamRequest(id: sentLines, payloads: payloads)
         }
         if offset < outbound.count {
             offset += try endpoint.sendSome(outbound[offset...])

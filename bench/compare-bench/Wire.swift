@@ -16,8 +16,9 @@ protocol Wire {
     func request(id: Int, payload: [UInt8]) -> [UInt8]
     /// The reply a line carries, or `nil` for a line that is not a reply (a notification).
     func reply(_ line: ArraySlice<UInt8>) throws -> Reply?
-    /// The bytes that stream `payload` (no reply expected beyond the echo), newline included.
-    func streamRequest(id: Int, payload: [UInt8]) -> [UInt8]
+    /// The bytes that stream `payloads` as lines (no reply expected beyond the echoes), one
+    /// request for all of them, newlines included.
+    func streamRequest(id: Int, payloads: [[UInt8]]) -> [UInt8]
     /// How many echoed payload bytes a line carries, or `nil` for a line that carries none.
     func streamed(_ line: ArraySlice<UInt8>) throws -> Int?
 }
@@ -28,7 +29,9 @@ protocol Wire {
 struct RawWire: Wire {
     func request(id: Int, payload: [UInt8]) -> [UInt8] { payload + [0x0A] }
     func reply(_ line: ArraySlice<UInt8>) throws -> Reply? { Reply(id: nil, payload: line) }
-    func streamRequest(id: Int, payload: [UInt8]) -> [UInt8] { request(id: id, payload: payload) }
+    func streamRequest(id: Int, payloads: [[UInt8]]) -> [UInt8] {
+        payloads.flatMap { request(id: id, payload: $0) }
+    }
     func streamed(_ line: ArraySlice<UInt8>) throws -> Int? { line.count }
 }
 
@@ -51,9 +54,11 @@ struct RPCWire: Wire {
         return Reply(id: Int(id), payload: Array(data.utf8)[...])
     }
 
-    /// A `write` whose echo comes back as a `device.data` notification (the connection subscribed).
-    func streamRequest(id: Int, payload: [UInt8]) -> [UInt8] {
-        RPCWire.line(id: id, method: "write", params: ["device": .string(device), "data": text(payload)])
+    /// One `write` of the lines joined by newlines (line framing appends the last one); each
+    /// echoed line comes back as a `device.data` notification (the connection subscribed).
+    func streamRequest(id: Int, payloads: [[UInt8]]) -> [UInt8] {
+        let joined = Array(payloads.joined(separator: [0x0A]))
+        return RPCWire.line(id: id, method: "write", params: ["device": .string(device), "data": text(joined)])
     }
 
     func streamed(_ line: ArraySlice<UInt8>) throws -> Int? {

@@ -6,6 +6,10 @@ divided by N) or with strace attached to every thread once it is ready (syscalls
   bench/profile/request-profile.py --products "$(swift build -c release --show-bin-path)" \
       --tool callgrind --requests 2000
   bench/profile/request-profile.py --products ... --tool strace --requests 20000
+  bench/profile/request-profile.py --products ... --tool perf --requests 20000   (where the time goes,
+      kernel included: cpu-clock samples, as this machine has no hardware counters)
+  bench/profile/request-profile.py --products ... --tool cpu --requests 20000    (user and system
+      CPU of the daemon per request, from /proc/PID/stat)
 
 Every child it starts is stopped by pid; the temporary folder is removed.
 """
@@ -56,7 +60,15 @@ def run(args, folder, requests):
         with open(folder + "/d.yaml", "w") as config:
             config.write(f"socket: {{path: {sock}}}\nlog: {{level: warning}}\naccessories:\n"
                          f"  - {{name: echo, path: {folder}/tty, framing: {{type: line, delimiter: \"\\n\"}}}}\n")
-        command = [os.path.join(args.products, "accessoryd"), "--config", folder + "/d.yaml", "--runtime-dir", folder]
+        daemon_binary = os.path.join(args.products, "accessoryd")
+        if args.tool == "callgrind":
+            # Valgrind 3.19 cannot read the DWARF 5 the Swift 6 toolchain writes and gives up;
+            # a copy without debug sections keeps the symbol table, which is all it needs.
+            daemon_binary = folder + "/accessoryd-nodebug"
+            if not os.path.exists(daemon_binary):
+                subprocess.run(["objcopy", "--strip-debug", os.path.join(args.products, "accessoryd"),
+                                daemon_binary], check=True)
+        command = [daemon_binary, "--config", folder + "/d.yaml", "--runtime-dir", folder]
         out = folder + f"/callgrind.{requests}"
         if args.tool == "callgrind":
             command = ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}"] + command
@@ -77,19 +89,65 @@ def run(args, folder, requests):
         wait_for("the accessory", 120, ready)
         for _ in range(20):  # warm up: the first requests allocate what later ones reuse
             client.call("transact", {"device": "echo", "data": "warm-up"})
+        if args.tool == "perf":
+            strace = subprocess.Popen(["perf", "record", "-q", "-e", "cpu-clock", "-F", "20000", "-g",
+                                       "-o", folder + "/perf.data", "-p", str(daemon.pid)],
+                                      stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            children.append(strace)
+            time.sleep(1)
         if args.tool == "strace":
             tids = os.listdir(f"/proc/{daemon.pid}/task")
             strace = subprocess.Popen(["strace", "-c", "-f", "-o", folder + "/strace.txt"]
                                       + sum((["-p", t] for t in tids), []), stderr=subprocess.DEVNULL)
             children.append(strace)
             time.sleep(1)
+        def cpu_ticks():  # utime and stime of the daemon, all threads, in clock ticks
+            fields = open(f"/proc/{daemon.pid}/stat").read().rsplit(")", 1)[1].split()
+            return int(fields[11]), int(fields[12])
+        def per_thread():  # {thread name: (ns on a CPU, times scheduled in)}: scheduler-exact
+            threads = {}
+            for task in os.listdir(f"/proc/{daemon.pid}/task"):
+                try:
+                    name = open(f"/proc/{daemon.pid}/task/{task}/comm").read().strip() + f"/{task}"
+                    ran, _, slices = open(f"/proc/{daemon.pid}/task/{task}/schedstat").read().split()[:3]
+                    threads[name] = (int(ran), int(slices))
+                except OSError:
+                    pass
+            return threads
+
+        def on_cpu_ns():
+            return sum(ran for ran, _ in per_thread().values())
+        threads_before = per_thread()
+        cpu_before = cpu_ticks()
+        on_cpu_before = on_cpu_ns()
         start = time.monotonic()
         for sequence in range(requests):
             payload = f"k0s{sequence}".ljust(16, ".")
             reply = client.call("transact", {"device": "echo", "data": payload})
             assert reply["result"]["frames"][0]["data"] == payload, reply
         elapsed = time.monotonic() - start
-        if strace:
+        if args.tool == "cpu":
+            tick = os.sysconf("SC_CLK_TCK")
+            user, system = (after - before for after, before in zip(cpu_ticks(), cpu_before))
+            on_cpu = on_cpu_ns() - on_cpu_before
+            print(f"daemon CPU per request: {on_cpu / requests / 1e3:.1f} µs on a CPU (schedstat); by ticks, user "
+                  f"{user / tick / requests * 1e6:.1f} µs, system {system / tick / requests * 1e6:.1f} µs; "
+                  f"round trip {elapsed / requests * 1e6:.1f} µs (a Python client, {requests} requests)")
+            for name, (ran, slices) in sorted(per_thread().items()):
+                ran0, slices0 = threads_before.get(name, (0, 0))
+                if slices - slices0 > requests / 10:
+                    print(f"  thread {name}: {(ran - ran0) / requests / 1e3:.1f} µs and "
+                          f"{(slices - slices0) / requests:.2f} wake-ups per request")
+        if strace and args.tool == "perf":
+            strace.send_signal(signal.SIGINT)
+            strace.wait(timeout=60)
+            for sort in (["--sort", "dso"], ["--sort", "dso,sym"]):
+                report = subprocess.run(["perf", "report", "-i", folder + "/perf.data", "--no-children",
+                                         "--percent-limit", "0.7", "--stdio", "-g", "none"] + sort,
+                                        capture_output=True, text=True).stdout
+                print("\n".join(l for l in report.splitlines() if l and not l.startswith("#")))
+            print(f"{elapsed / max(1, requests) * 1e6:.0f} µs per request while sampled")
+        elif strace:
             strace.send_signal(signal.SIGINT)
             strace.wait(timeout=30)
             report = open(folder + "/strace.txt").read()
@@ -121,7 +179,7 @@ def run(args, folder, requests):
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--products", required=True)
-    parser.add_argument("--tool", choices=["callgrind", "strace"], required=True)
+    parser.add_argument("--tool", choices=["callgrind", "strace", "perf", "cpu"], required=True)
     parser.add_argument("--requests", type=int, default=2000)
     parser.add_argument("--keep", help="copy the callgrind output files to this prefix (for callgrind_annotate)")
     args = parser.parse_args()

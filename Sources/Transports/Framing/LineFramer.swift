@@ -40,21 +40,19 @@ public struct LineFramer: Framer {
         var start = 0  // beginning of the current line in `buffer`
         let d = delimiter.count
         var i = Swift.max(scanFrom, start)
-        while i + d <= buffer.count {
-            if buffer[i] == delimiter[0] && (d == 1 || buffer[i..<(i + d)].elementsEqual(delimiter)) {
-                if discarding {
-                    discarding = false  // the end of a line already reported as too large
-                } else if i - start > maxFrameSize {
-                    events.append(.dropped(.frameTooLarge(limit: maxFrameSize, size: nil)))
-                } else if i - start > 0 || !dropsEmptyLines {
-                    events.append(.frame(Array(buffer[start..<i])))
-                }
-                start = i + d
-                i = start
-            } else {
-                i += 1
+        while let at = delimiterIndex(from: i) {
+            if discarding {
+                discarding = false  // the end of a line already reported as too large
+            } else if at - start > maxFrameSize {
+                events.append(.dropped(.frameTooLarge(limit: maxFrameSize, size: nil)))
+            } else if at - start > 0 || !dropsEmptyLines {
+                events.append(.frame(Array(buffer[start..<at])))
             }
+            start = at + d
+            i = start
         }
+        // No delimiter starts before the last d-1 bytes.
+        i = Swift.max(i, buffer.count - d + 1)
         // Keep the unfinished line; its bytes before `i` are known to start no delimiter.
         buffer.removeFirst(start)
         scanFrom = i - start
@@ -69,6 +67,25 @@ public struct LineFramer: Framer {
             scanFrom = 0
         }
         return events
+    }
+
+    /// Where the next delimiter in `buffer` begins, at or after `from`; nil if none is complete.
+    /// A plain scan over the buffer's storage: this runs over every received byte.
+    private func delimiterIndex(from: Int) -> Int? {
+        let d = delimiter.count
+        let first = delimiter[0]
+        return buffer.withUnsafeBufferPointer { bytes -> Int? in
+            var i = from
+            while i + d <= bytes.count {
+                if bytes[i] == first {
+                    var k = 1
+                    while k < d && bytes[i + k] == delimiter[k] { k += 1 }
+                    if k == d { return i }
+                }
+                i += 1
+            }
+            return nil
+        }
     }
 
     /// The payload followed by the terminator.
