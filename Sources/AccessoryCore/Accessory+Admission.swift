@@ -192,6 +192,7 @@ extension Accessory {
             lock.waiters[i].timer?.cancel()
             lock.waiters.remove(at: i)
         }
+        if rawSession?.origin.clientID == clientID { endRawSession(disconnecting: nil) }
         if lock.holder == clientID { releaseLock() }
     }
 

@@ -93,6 +93,10 @@ extension Accessory {
         self.reader = reader
         channel.onBytes = { [unowned self, unowned reader] bytes in
             counters.bytesIn += UInt64(bytes.count)
+            if let raw = rawSession {
+                raw.origin.notify(line: bytes)
+                return
+            }
             if let r = resync {
                 noteResyncBytes()
                 // While an abandoned answer is awaited, frame it to see where it ends.
@@ -107,7 +111,10 @@ extension Accessory {
             counters.lastError = error.description
             log(.warning, "\(name): \(error)")
         }
-        channel.onDrained = { [unowned self] in claimant?.outboundDrained() }
+        channel.onDrained = { [unowned self] in
+            claimant?.outboundDrained()
+            rawDrained()
+        }
         channel.onGone = { [unowned self] reason in deviceGone(reason.description) }
         counters.opens += 1
         reopen.reset()

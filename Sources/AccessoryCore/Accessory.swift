@@ -44,6 +44,8 @@ public final class Accessory: @unchecked Sendable {  // @unchecked: all mutable 
     var claimant: RequestOperation?
     /// Fires at or before the claimant's deadline (``watchResponseDeadline(_:)``).
     var deadlineTimer: LoopTimer?
+    /// The `attach`ed client, if any (``RawSession``).
+    var rawSession: RawSession?
     var resync: ResyncState?
     /// When the device went away during a `transact`: the instant its answer was due. A reopen
     /// before then discards that answer first (``awaitLateAnswer(until:then:)``).
@@ -107,6 +109,8 @@ public final class Accessory: @unchecked Sendable {  // @unchecked: all mutable 
         guard new != state || reason != stateReason else { return }
         state = new
         stateReason = reason
+        // A raw client cannot be told in-band: it is disconnected, with the reason in the log.
+        if new != .ready { endRawSession(disconnecting: "\(name) is \(new.rawValue): \(reason)") }
         log(new == .ready ? .info : .notice, "\(name): \(new.rawValue)\(reason.isEmpty ? "" : " (\(reason))")")
         onStateChange?(self)
     }

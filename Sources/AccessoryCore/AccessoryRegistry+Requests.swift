@@ -26,7 +26,11 @@ extension AccessoryRegistry {
 
     private func handleOnLoop(_ request: Request, from origin: any RequestOrigin) {
         let id = request.id
-        func fail(_ e: AccessoryError) { origin.respond(id: id, result: .failure(e.rpcError)) }
+        func fail(_ e: AccessoryError) {
+            origin.respond(id: id, result: .failure(e.rpcError))
+            // A refused `attach` leaves the connection reading requests.
+            if request.method.switchesToRawBytes { origin.endRawAttempt() }
+        }
         func ok(_ r: any JSONEncodable & Sendable) { origin.respond(id: id, result: .success(r)) }
 
         // Every method that names an accessory: it must exist, and the caller must be allowed.
@@ -116,6 +120,8 @@ extension AccessoryRegistry {
             } catch {
                 fail(error)
             }
+        case .attach(let p):
+            submit(.attach, on: target!, timeoutMs: nil, waitMs: p.waitMs, id: id, origin: origin)
         case .cancel(let p):
             guard let op = inflight[origin.clientID]?[p.id] else { return ok(CancelResult(cancelled: false)) }
             if op.accessory.unpark(op) {
@@ -163,6 +169,7 @@ extension AccessoryRegistry {
                     RPCError(.invalidRequest, "request id \(id) is already in use by a request in progress")
                 )
             )
+            if case .attach = kind { origin.endRawAttempt() }
             return
         }
         let timeout = Duration.milliseconds(a.responseTimeoutMs(requested: timeoutMs.map(Int.init)))

@@ -21,12 +21,15 @@ final class RequestOperation: LoopOperation, @unchecked Sendable {  // @unchecke
         case transact([UInt8])
         case write([UInt8])
         case read(maxFrames: Int)
+        /// Holds the accessory and turns the connection raw (``RawSession``).
+        case attach
 
         var methodName: String {
             switch self {
             case .transact: "transact"
             case .write: "write"
             case .read: "read"
+            case .attach: "attach"
             }
         }
     }
@@ -93,6 +96,11 @@ final class RequestOperation: LoopOperation, @unchecked Sendable {  // @unchecke
             }
         case .read:
             break
+        case .attach:
+            // Single file: every request queued before it has finished. Others' requests wait
+            // for the lock it takes until the client leaves.
+            finish()
+            return
         }
         accessory.claimant = self
         let due = loop.now + responseTimeout
@@ -104,7 +112,7 @@ final class RequestOperation: LoopOperation, @unchecked Sendable {  // @unchecke
     func offer(frame: [UInt8]) -> Bool {
         guard state == .executing else { return false }
         switch kind {
-        case .write:
+        case .write, .attach:
             return false
         case .transact:
             frames.append(frame)
@@ -188,6 +196,7 @@ final class RequestOperation: LoopOperation, @unchecked Sendable {  // @unchecke
             default: accessory.counters.requestsFailed += 1
             }
             origin.respond(id: requestID, result: .failure(rpc))
+            if case .attach = kind { origin.endRawAttempt() }
             return
         }
         accessory.counters.requestsOK += 1
@@ -203,6 +212,13 @@ final class RequestOperation: LoopOperation, @unchecked Sendable {  // @unchecke
             origin.respond(id: requestID, result: .success(WriteResult(written: Int64(written))))
         case .read:
             origin.respond(id: requestID, result: .success(ReadResult(frames: frames.map(Frame.init))))
+        case .attach:
+            let session = accessory.beginRawSession(for: origin)
+            origin.respond(
+                id: requestID,
+                result: .success(JSONValue.object(["attached": true, "device": .string(accessory.name)]))
+            )
+            origin.beginRaw(input: accessory.rawInput(for: session))
         }
     }
 }

@@ -14,6 +14,16 @@ public protocol RequestOrigin: AnyObject, Sendable {
     var groups: [gid_t] { get }
     /// Sends the one response to request `id`. Called exactly once per request.
     func respond(id: RequestID, result: Result<any JSONEncodable & Sendable, RPCError>)
-    /// Sends already-encoded notifications: one line or several, each ending with "\n".
+    /// Sends already-encoded notifications: one line or several, each ending with "\n". On a
+    /// raw (`attach`ed) connection: the device's bytes, as they are.
     func notify(line: [UInt8])
+    /// The `attach` succeeded (its response is sent): the client's bytes go to `input` from now
+    /// on, called on any thread, in order.
+    func beginRaw(input: @escaping @Sendable ([UInt8]) -> Void)
+    /// The `attach` failed (its error is sent): the client's connection reads requests again.
+    func endRawAttempt()
+    /// Stops or restarts reading the raw client's bytes (back-pressure from the device).
+    func pauseRawInput(_ paused: Bool)
+    /// Closes the client's connection (its raw device went away).
+    func disconnect(reason: String)
 }

@@ -59,6 +59,14 @@ extension Method {
                     leaseMs: try read.milliseconds("lease_ms")
                 )
             )
+        case .attach:
+            let read = try reader(["device", "wait_ms"])
+            return .attach(
+                AttachParams(
+                    device: try read.required("device", read.device),
+                    waitMs: try read.milliseconds("wait_ms", allowZero: true)
+                )
+            )
         case .cancel:
             let read = try reader(["id"])
             return .cancel(CancelParams(id: try read.required("id", read.requestID)))

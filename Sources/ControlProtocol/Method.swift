@@ -13,6 +13,7 @@ public enum MethodName: String, Sendable, CaseIterable {
     case unlock
     case cancel
     case daemonStatus = "daemon.status"
+    case attach
 }
 
 /// A method call with its typed params, as decoded from (or encoded into) a request.
@@ -41,6 +42,9 @@ public enum Method: Sendable, Hashable {
     case cancel(CancelParams)
     /// Version, uptime, clients, counters; takes no params.
     case daemonStatus
+    /// Holds the accessory for this connection and turns the connection into a raw byte stream
+    /// to and from it (`{attached, device}`, then no more JSON), until the client disconnects.
+    case attach(AttachParams)
 
     /// The method's wire name.
     public var name: MethodName {
@@ -56,6 +60,7 @@ public enum Method: Sendable, Hashable {
         case .unlock: .unlock
         case .cancel: .cancel
         case .daemonStatus: .daemonStatus
+        case .attach: .attach
         }
     }
 
@@ -68,6 +73,14 @@ public enum Method: Sendable, Hashable {
         case .read(let params): params.device
         case .subscribe(let params), .unsubscribe(let params): params.device
         case .lock(let params): params.device
+        case .attach(let params): params.device
         }
+    }
+
+    /// Whether a successful answer turns the connection into raw bytes: the server must not read
+    /// anything after this request as JSON until it knows the outcome.
+    public var switchesToRawBytes: Bool {
+        if case .attach = self { return true }
+        return false
     }
 }

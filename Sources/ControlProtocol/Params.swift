@@ -109,3 +109,18 @@ public struct CancelParams: Sendable, Hashable {
 
     public init(id: RequestID) { self.id = id }
 }
+
+/// `{device, wait_ms?}`: for `attach`.
+///
+/// Threading: a value. Any thread.
+public struct AttachParams: Sendable, Hashable {
+    public var device: String
+    /// How long to wait for the accessory (its queue, another client's lock) before failing
+    /// with `timed_out` (0 ... one day); `nil` means as long as that takes.
+    public var waitMs: Int64?
+
+    public init(device: String, waitMs: Int64? = nil) {
+        self.device = device
+        self.waitMs = waitMs
+    }
+}

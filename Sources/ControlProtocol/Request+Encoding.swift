@@ -58,6 +58,10 @@ extension Method {
             object.appendIfPresent("timeout_ms", params.timeoutMs)
             object.appendIfPresent("lease_ms", params.leaseMs)
             return object
+        case .attach(let params):
+            var object: JSONObject = ["device": .string(params.device)]
+            object.appendIfPresent("wait_ms", params.waitMs)
+            return object
         case .cancel(let params):
             return ["id": params.id.json]
         }

@@ -28,7 +28,8 @@ extension ClientConnection {
         guard let fd = source?.fd else { return }
         let buffer = server.readBuffer
         for _ in 0..<Self.readsPerEvent {
-            guard phase == .open, !readPaused, isOpen else { return }
+            guard phase == .open, !readPaused, !rawInputPaused, isOpen else { return }
+            if case .awaitingRaw = inputMode { return }
             let result: IOResult<Int>
             do {
                 result = try FileIO.read(fd, into: UnsafeMutableRawBufferPointer(buffer))
@@ -43,11 +44,10 @@ extension ClientConnection {
                 inputEnded()
                 return
             case .processed(let n):
-                let outcome = lineBuffer.feed(UnsafeBufferPointer(start: buffer.baseAddress, count: n)) {
-                    self.processLine($0)
-                }
-                if outcome == .lineTooLong {
-                    lineTooLong()
+                let bytes = UnsafeBufferPointer(start: buffer.baseAddress, count: n)
+                if case .raw(let sink) = inputMode {
+                    sink(Array(bytes))
+                } else if !consumeRequestBytes(bytes) {
                     return
                 }
                 // A short read emptied the socket: asking again would only hear EAGAIN (one
@@ -55,6 +55,27 @@ extension ClientConnection {
                 if n < buffer.count { return }
             }
         }
+    }
+
+    /// Splits request bytes into lines and handles them. Bytes after an `attach` line are kept
+    /// for its outcome. Returns false when reading must stop (a line too long, or an `attach`).
+    @discardableResult
+    func consumeRequestBytes(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        switch lineBuffer.feed(bytes, { self.processLine($0) }) {
+        case .needMore:
+            return true
+        case .lineTooLong:
+            lineTooLong()
+            return false
+        case .stopped(let unusedFrom):
+            if case .awaitingRaw = inputMode { bytesAfterAttach = Array(bytes[unusedFrom...]) }
+            return false
+        }
+    }
+
+    @discardableResult
+    func consumeRequestBytes(_ bytes: ArraySlice<UInt8>) -> Bool {
+        bytes.withUnsafeBufferPointer { consumeRequestBytes($0) }
     }
 
     /// Decodes one line and hands the request on, or answers the rejection. Returns whether to
@@ -74,8 +95,13 @@ extension ClientConnection {
         }
         server.counters.requestsDecoded.increment()
         output.withLock { $0.pendingRequests += 1 }
+        if request.method.switchesToRawBytes {
+            // Whatever follows may be raw bytes: read nothing more until the handler decides.
+            inputMode = .awaitingRaw
+            updateInterest()
+        }
         server.handler.handle(request, from: self)
-        return phase == .open && isOpen
+        return phase == .open && isOpen && inputMode.isRequests
     }
 
     /// The client shut down its sending side: answer what it asked, then close.
@@ -120,7 +146,7 @@ extension ClientConnection {
             readPaused = false
         }
         var interest: FDInterest = []
-        if phase == .open && !readPaused { interest.insert(.readable) }
+        if phase == .open && !readPaused && !rawInputPaused && !isAwaitingRaw { interest.insert(.readable) }
         if queued > 0 { interest.insert(.writable) }
         source.setInterest(interest)
     }

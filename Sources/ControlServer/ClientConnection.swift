@@ -48,6 +48,20 @@ public final class ClientConnection: @unchecked Sendable {  // @unchecked: vars 
         case closed
     }
 
+    enum InputMode {
+        /// JSON-RPC request lines.
+        case requests
+        /// An `attach` was read; nothing more is read until the handler says how it ended.
+        case awaitingRaw
+        /// Every byte read goes to the sink, on the control loop thread, in order.
+        case raw(@Sendable ([UInt8]) -> Void)
+
+        var isRequests: Bool {
+            if case .requests = self { return true }
+            return false
+        }
+    }
+
     var phase = Phase.open {
         // Only the loop may write once the connection drains or closes: it decides when it is
         // done, so it must see every line go by.
@@ -58,6 +72,12 @@ public final class ClientConnection: @unchecked Sendable {  // @unchecked: vars 
     /// Reading paused because too much output is queued (resumed when it drains).
     var readPaused = false
     var lingerTimer: LoopTimer?
+    /// What the bytes a client sends are: requests, or (after `attach`) raw bytes for a device.
+    var inputMode = InputMode.requests
+    /// Raw input paused by the device's back-pressure.
+    var rawInputPaused = false
+    /// Bytes that followed an `attach` line in the same read, held until its outcome is known.
+    var bytesAfterAttach: [UInt8] = []
     var idleCheckScheduled = false
 
     /// Why the connection closed (or is closing); `nil` while open. Control loop only.

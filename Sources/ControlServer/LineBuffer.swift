@@ -9,8 +9,9 @@ struct LineBuffer {
     enum Outcome: Equatable {
         /// Every byte was used; a partial line may be kept for the next read.
         case needMore
-        /// `onLine` asked to stop; the rest of the bytes were dropped.
-        case stopped
+        /// `onLine` asked to stop; the bytes from `unusedFrom` on were not looked at (the caller
+        /// may keep them: after an `attach` they are the first raw bytes).
+        case stopped(unusedFrom: Int)
         /// A line is longer than the limit; the buffer was emptied.
         case lineTooLong
     }
@@ -55,7 +56,7 @@ struct LineBuffer {
             start = newline + 1
             switch verdict {
             case .goOn: continue
-            case .stop: return .stopped
+            case .stop: return .stopped(unusedFrom: newline + 1)
             case .tooLong: return tooLong()
             }
         }

@@ -24,6 +24,10 @@ final class ConnectionOrigin: RequestOrigin {
     }
 
     func notify(line: [UInt8]) { connection.send(line: line) }
+    func beginRaw(input: @escaping @Sendable ([UInt8]) -> Void) { connection.beginRawInput(input) }
+    func endRawAttempt() { connection.resumeRequests() }
+    func pauseRawInput(_ paused: Bool) { connection.pauseRawInput(paused) }
+    func disconnect(reason: String) { connection.disconnect(reason) }
 }
 
 /// Routes the control server's requests to the accessory registry (which hops to the device

@@ -39,6 +39,11 @@ final class RecordingOrigin: RequestOrigin, @unchecked Sendable {  // @unchecked
     }
 
     func notify(line: [UInt8]) { state.withLock { $0.notifications.append(line) } }
+    // Raw sessions are tested end to end (IntegrationTests/RawAttachTests) with a real connection.
+    func beginRaw(input: @escaping @Sendable ([UInt8]) -> Void) {}
+    func endRawAttempt() {}
+    func pauseRawInput(_ paused: Bool) {}
+    func disconnect(reason: String) {}
 
     var duplicates: Int { state.withLock { $0.duplicates } }
     var notifications: [[UInt8]] { state.withLock { $0.notifications } }

@@ -38,7 +38,7 @@ import Testing
             peer.reply(request.id, JSONValue.object(["locked": true]))
         case .cancel:
             peer.reply(request.id, CancelResult(cancelled: false))
-        case .subscribe, .unsubscribe, .unlock:
+        case .subscribe, .unsubscribe, .unlock, .attach:
             peer.reply(request.id, JSONValue.object([:]))
         }
     }

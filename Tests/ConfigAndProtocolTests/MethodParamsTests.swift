@@ -213,6 +213,7 @@ struct MethodParamsTests {
             .subscribe(SubscriptionParams(device: "gps", events: [.data])), .unsubscribe(SubscriptionParams()),
             .lock(LockParams(device: "m", timeoutMs: 1, leaseMs: 2)), .unlock(DeviceParams(device: "m")),
             .cancel(CancelParams(id: .string("x"))), .cancel(CancelParams(id: .int(-3))),
+            .attach(AttachParams(device: "m", waitMs: 0)), .attach(AttachParams(device: "m")),
         ]
         #expect(Set(methods.map(\.name)) == Set(MethodName.allCases))
         for (index, method) in methods.enumerated() {

@@ -43,7 +43,7 @@ struct BufferTests {
         #expect(split([exact, "y", "\n"]).outcomes == [.needMore, .needMore, .lineTooLong])
     }
 
-    @Test("stopping drops the rest")
+    @Test("stopping says where the unused bytes begin")
     func stopping() {
         var buffer = LineBuffer(maxLineBytes: 100)
         var seen = 0
@@ -53,7 +53,7 @@ struct BufferTests {
                 return false
             }
         }
-        #expect(outcome == .stopped && seen == 1 && buffer.bufferedCount == 0)
+        #expect(outcome == .stopped(unusedFrom: 2) && seen == 1 && buffer.bufferedCount == 0)
     }
 
     @Test("the outbound queue writes partially, resumes, and accounts every byte")

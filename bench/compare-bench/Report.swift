@@ -69,13 +69,13 @@ struct Report {
         guard let direct = streaming.first(where: { $0.kind == .direct }) else { return [] }
         var lines = [
             "",
-            "### Streaming (256-B lines sent back to back in 4 KiB batches — one `write` request each for accessoryd — with 16 KiB in flight)",
+            "### Streaming (256-B lines sent back to back in 4 KiB batches, 16 KiB in flight; accessoryd: one `write` request a batch and `device.data` back, or raw after `attach`)",
             "",
             "| target | MB/s | of direct |", "|---|---:|---:|",
         ]
         for result in streaming {
             let share = result.megabytesPerSecond / direct.megabytesPerSecond * 100
-            lines.append(row([result.kind.rawValue, format(result.megabytesPerSecond), format(share, 0) + " %"]))
+            lines.append(row([result.label, format(result.megabytesPerSecond), format(share, 0) + " %"]))
         }
         return lines
     }

@@ -5,17 +5,25 @@ import Glibc
 /// Threading: main thread.
 struct StreamingResult {
     let kind: TargetKind
+    /// accessoryd's raw mode (`attach`), rather than `write` requests and `device.data`.
+    let raw: Bool
     let bytes: Int
     let elapsedNanoseconds: UInt64
+    var label: String {
+        guard kind == .accessoryd else { return kind.rawValue }
+        return raw ? "accessoryd (`attach`, raw)" : "accessoryd (`write` + `device.data`)"
+    }
     var megabytesPerSecond: Double { Double(bytes) / 1e6 / (Double(elapsedNanoseconds) / 1e9) }
 }
 
 /// Streams `total` payload bytes in `size`-byte lines through `target`, keeping at most `window`
 /// bytes unechoed, and times until every byte has come back. Lines go out in batches of up to
 /// `batch` bytes: a raw target gets them in one send, accessoryd in one pipelined `write`
-/// request, on a connection subscribed to the accessory's `device.data`.
+/// request, on a connection subscribed to the accessory's `device.data` — or, with `raw`, as
+/// raw bytes on a connection turned raw by `attach`.
 func measureStreaming(
     _ target: Target,
+    raw: Bool = false,
     total: Int,
     size: Int = 256,
     window: Int = 16_384,
@@ -23,7 +31,12 @@ func measureStreaming(
 ) throws -> StreamingResult {
     let endpoint = try target.connect()
     defer { endpoint.close() }
-    if target.kind == .accessoryd {
+    var wire = target.wire
+    if target.kind == .accessoryd && raw {
+        let attached = try RPCWire.call(endpoint, id: 0, method: "attach", params: ["device": "echo"])
+        guard attached.result?["attached"] == true else { throw BenchError("attach answered \(attached)") }
+        wire = RawWire()
+    } else if target.kind == .accessoryd {
         _ = try RPCWire.call(endpoint, id: 0, method: "subscribe", params: ["device": "echo", "events": ["data"]])
     }
     let lines = max(1, total / size)
@@ -44,7 +57,7 @@ func measureStreaming(
                 payloads.append(payload(size: size, client: 0, sequence: sentLines))
             }
             if payloads.isEmpty { break }
-            outbound += target.wire.streamRequest(id: sentLines, payloads: payloads)
+            outbound += wire.streamRequest(id: sentLines, payloads: payloads)
         }
         if offset < outbound.count {
             offset += try endpoint.sendSome(outbound[offset...])
@@ -66,11 +79,16 @@ func measureStreaming(
         }
         if try !endpoint.readAvailable() { throw BenchError("\(target.kind) closed the streaming connection") }
         while let line = endpoint.bufferedLine() {
-            if let count = try target.wire.streamed(line) {
+            if let count = try wire.streamed(line) {
                 received += count
                 lastProgress = Clock.nanoseconds()
             }
         }
     }
-    return StreamingResult(kind: target.kind, bytes: received, elapsedNanoseconds: Clock.nanoseconds() - start)
+    return StreamingResult(
+        kind: target.kind,
+        raw: raw,
+        bytes: received,
+        elapsedNanoseconds: Clock.nanoseconds() - start
+    )
 }

@@ -26,6 +26,17 @@ func run(_ options: Options) throws {
     progress("round trips, 16 B and 256 B")
     report.latency = try measureLatency(targets, size: 16, options: options)
     report.latency += try measureLatency(targets, size: 256, options: options)
+    // Streaming before the K-client runs: those leave ser2net's connection to its device stuck.
+    progress("streaming")
+    for target in targets {
+        for raw in target.kind == .accessoryd ? [false, true] : [false] {
+            do {
+                report.streaming.append(try measureStreaming(target, raw: raw, total: options.streamBytes))
+            } catch {
+                report.notes.append("Streaming through \(target.kind.rawValue) failed: \(error).")
+            }
+        }
+    }
     for k in options.clients {
         progress("\(k) concurrent clients")
         for target in targets {
@@ -38,15 +49,6 @@ func run(_ options: Options) throws {
         guard let relay = target.relay else { continue }
         report.memory.append((target.kind, ProcessStats(relay.pid)))
         if target.kind == .accessoryd { report.daemonLibraries = libraries(of: relay.pid) }
-    }
-    progress("streaming")
-    for target in targets {
-        do {
-            report.streaming.append(try measureStreaming(target, total: options.streamBytes))
-        } catch {
-            // ser2net can be left stuck by the 64-client run; the row is missing, the reason is said.
-            report.notes.append("Streaming through \(target.kind.rawValue) failed: \(error).")
-        }
     }
     if let daemon = targets.first(where: { $0.kind == .accessoryd }) {
         if options.replugs > 0 {

@@ -1,0 +1,109 @@
+import ControlProtocol
+import IOLoop
+import SystemCalls
+
+/// An `attach`ed client: it holds the accessory's lock, everything the device sends goes to it
+/// as it comes (no framing, no `device.data`), and everything it sends goes to the device as it
+/// is. Ends when the client leaves, or when the device goes away (the client is disconnected).
+///
+/// Threading: `origin` and `gate` any thread; `unflushed` device loop only.
+final class RawSession: @unchecked Sendable {  // @unchecked: `unflushed` is device-loop-confined.
+    let origin: any RequestOrigin
+    let gate = RawInputGate()
+    /// Bytes written to the channel's buffer and not yet to the device.
+    var unflushed = 0
+
+    init(origin: any RequestOrigin) { self.origin = origin }
+}
+
+/// Back-pressure for a raw client's input: bytes read from the client and not yet written to the
+/// device. Above `high` the client's socket is no longer read; at `low` it is read again. So the
+/// daemon never holds more than about `high` plus one read of a client's raw bytes.
+///
+/// Threading: any thread (a lock inside).
+final class RawInputGate: Sendable {
+    static let high = 64 << 10
+    static let low = 16 << 10
+    private let state = Locked((inFlight: 0, paused: false))
+
+    /// `count` bytes were read from the client. Returns true if reading must pause now.
+    func admit(_ count: Int) -> Bool {
+        state.withLock { s in
+            s.inFlight += count
+            if !s.paused && s.inFlight > Self.high {
+                s.paused = true
+                return true
+            }
+            return false
+        }
+    }
+
+    /// `count` bytes reached the device. Returns true if reading may resume now.
+    func release(_ count: Int) -> Bool {
+        state.withLock { s in
+            s.inFlight -= count
+            if s.paused && s.inFlight <= Self.low {
+                s.paused = false
+                return true
+            }
+            return false
+        }
+    }
+}
+
+extension Accessory {
+    /// Starts a raw session for the client of an `attach` that just executed: takes the lock
+    /// (without a lease) and routes the device's bytes to the client. Device loop.
+    func beginRawSession(for origin: any RequestOrigin) -> RawSession {
+        let session = RawSession(origin: origin)
+        lock.holder = origin.clientID
+        lock.leaseTimer?.cancel()
+        lock.leaseTimer = nil
+        rawSession = session
+        log(.info, "\(name): attached raw to client \(origin.clientID)")
+        return session
+    }
+
+    /// The function a raw client's bytes go to: called on the control loop as they are read;
+    /// hops to the device loop to write them. Any thread.
+    func rawInput(for session: RawSession) -> @Sendable ([UInt8]) -> Void {
+        let loop = self.loop
+        return { [weak self] bytes in
+            if session.gate.admit(bytes.count) { session.origin.pauseRawInput(true) }
+            let accessory = self
+            loop.perform { accessory?.writeRaw(bytes, from: session) }
+        }
+    }
+
+    private func writeRaw(_ bytes: [UInt8], from session: RawSession) {
+        guard rawSession === session, let channel else { return }
+        do {
+            try channel.write(bytes)
+        } catch {
+            endRawSession(disconnecting: "cannot write to \(name): \(error)")
+            return
+        }
+        counters.bytesOut += UInt64(bytes.count)
+        session.unflushed += bytes.count
+        if channel.queuedOutboundBytes == 0 { rawDrained() }
+    }
+
+    /// The channel's buffer emptied: the raw bytes in it reached the device. Device loop.
+    func rawDrained() {
+        guard let session = rawSession, session.unflushed > 0 else { return }
+        let count = session.unflushed
+        session.unflushed = 0
+        if session.gate.release(count) { session.origin.pauseRawInput(false) }
+    }
+
+    /// Ends the raw session, if any: on a device that went away, the client is disconnected with
+    /// `reason`; a client that left is simply forgotten. The lock is released by the caller's
+    /// usual path (``clientLeft(_:)``) or here. Device loop.
+    func endRawSession(disconnecting reason: String?) {
+        guard let session = rawSession else { return }
+        rawSession = nil
+        log(.info, "\(name): raw session of client \(session.origin.clientID) ended")
+        if let reason { session.origin.disconnect(reason: reason) }
+        if lock.holder == session.origin.clientID { releaseLock() }
+    }
+}

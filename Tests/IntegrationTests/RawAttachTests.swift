@@ -1,0 +1,72 @@
+import ControlProtocol
+import Glibc
+import Testing
+
+/// `attach`: a connection turned into a raw byte stream to one accessory, against the built
+/// daemon and a simulated echo accessory.
+///
+/// Threading: each test runs on its own test thread and owns its scenario's processes.
+@Suite struct RawAttachTests {
+    @Test func attachCarriesRawBytesBothWaysAndHoldsOthersUntilTheClientLeaves() throws {
+        let s = try Scenario()
+        defer { s.finish() }
+        try s.simulator("echo")
+        try s.startDaemon(accessories: [s.lineAccessory("echo")])
+        let raw = try s.connect()
+        let other = try s.connect()
+
+        // Bytes that follow the attach line in the same write are already raw.
+        let attach = RPCClient.requestLine(id: .int(1), method: "attach", params: Params.device("echo"))
+        try raw.send(raw: attach + Array("first\n".utf8))
+        let answer = try ServerMessage.decode(try #require(try raw.readLine(seconds: 10)))
+        guard case .response(let response) = answer else { throw HarnessError("not a response: \(answer)") }
+        #expect(response.result?["attached"] == true)
+        #expect(response.result?["device"] == "echo")
+        // What comes back is the device's bytes as they are: no JSON, no framing removed.
+        #expect(try raw.readLine(seconds: 10).map { String(decoding: $0, as: UTF8.self) } == "first")
+        try raw.send(raw: Array("second\n".utf8))
+        #expect(try raw.readLine(seconds: 10).map { String(decoding: $0, as: UTF8.self) } == "second")
+
+        // Another client waits while the raw client holds the accessory.
+        let waiting = try other.send("transact", Params.transfer("echo", "other's turn"))
+        #expect(try other.messages(during: 0.3).isEmpty)
+        let status = try other.call("device.status", Params.device("echo"))
+        #expect(status.result?["state"] == "ready")
+        raw.close()
+        #expect(try other.response(to: waiting).frameTexts == ["other's turn"])
+        other.close()
+    }
+
+    @Test func aFailedAttachLeavesTheConnectionReadingRequests() throws {
+        let s = try Scenario()
+        defer { s.finish() }
+        try s.simulator("echo")
+        try s.startDaemon(accessories: [s.lineAccessory("echo")])
+        let client = try s.connect()
+        // The request after the failed attach, in the same write, is read as a request.
+        let attach = RPCClient.requestLine(id: .int(1), method: "attach", params: Params.device("ghost"))
+        let list = RPCClient.requestLine(id: .int(2), method: "devices.list", params: nil)
+        try client.send(raw: attach + list)
+        #expect(try client.response(to: .int(1)).code == 1001)
+        #expect(try client.response(to: .int(2)).result?["devices"]?.arrayValue?.count == 1)
+        #expect(try client.call("transact", Params.transfer("echo", "still JSON")).frameTexts == ["still JSON"])
+        client.close()
+    }
+
+    @Test func aRawClientIsDisconnectedWhenItsDeviceGoesAway() throws {
+        let s = try Scenario()
+        defer { s.finish() }
+        // Answers once, then closes its pty master instead of the second answer.
+        try s.simulator("flaky", ["--personality", "echo", "--hangup-after", "1"])
+        try s.startDaemon(accessories: [s.lineAccessory("flaky")])
+        let raw = try s.connect()
+        #expect(try raw.result("attach", Params.device("flaky"))["attached"] == true)
+        try raw.send(raw: Array("one\n".utf8))
+        #expect(try raw.readLine(seconds: 10).map { String(decoding: $0, as: UTF8.self) } == "one")
+        try raw.send(raw: Array("two\n".utf8))
+        #expect(raw.waitUntilClosed(seconds: 10), "the raw client stayed connected to a removed device")
+        let other = try s.connect()
+        #expect(try other.result("devices.list")["devices"]?.arrayValue?.first?["state"] != "ready")
+        other.close()
+    }
+}
