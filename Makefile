@@ -23,7 +23,7 @@ test: deps
 ## The race-prone suites under ThreadSanitizer, serially.
 test-race: deps
 	$(SWIFT) test --sanitize=thread --no-parallel --scratch-path .build-tsan \
-		--filter 'IOLoopTests|OperationsTests|TransportsTests|SimulatorTests'
+		--filter 'IOLoopTests|OperationsTests|TransportsTests|ControlServerTests|SimulatorTests'
 
 lint:
 	$(SWIFT) format lint --strict --recursive Sources Tests bench soak fuzz
