@@ -69,6 +69,7 @@ extension IOLoop {
                 // Arming can fail only for programmer errors; the timer heap stays the truth.
                 try? TimerFD.set(timerRaw, deadline: earliest)
                 armedDeadline = earliest
+                timerArmCount += 1
             }
             if let deadline {
                 let remaining = deadline - now

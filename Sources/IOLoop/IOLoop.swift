@@ -83,6 +83,9 @@ public final class IOLoop: LoopScheduler, @unchecked Sendable {
     var timerFD: OwnedFD?
     let timerRaw: CInt
     var armedDeadline: UInt64?
+    /// How many times the timerfd was armed. Tests use it to show that per-request timers do not
+    /// re-arm it. Loop thread only.
+    public internal(set) var timerArmCount = 0
     var observers: [LoopObserver] = []
     var allTimers: [ObjectIdentifier: LoopTimer] = [:]
     var isClosed = false

@@ -85,6 +85,32 @@ struct RequestTests {
         #expect(frameTexts(c.response(3)?.value) == ["third"])
     }
 
+    @Test("a short timeout after a long one expires on time (the accessory's one deadline timer moves earlier)")
+    func shortTimeoutAfterLongOne() throws {
+        var sim = SimulatorConfiguration(name: "late")
+        sim.faults = FaultSwitches(lateBy: .milliseconds(600), lateEvery: 2)  // the 2nd reply is late
+        let yaml = """
+            accessories:
+              - name: late
+                path: {sim:late}
+                framing: {type: line, delimiter: "\\n"}
+                resync: {settle_ms: 50}
+            """
+        let h = try CoreHarness(sims: ["late": sim], yaml: yaml)
+        #expect(h.waitReady("late"))
+        let c = RecordingOrigin(clientID: 1)
+        let long = #"{"jsonrpc":"2.0","id":1,"method":"transact","params":{"device":"late","data":"a","timeout_ms":5000}}"#
+        h.request(long, from: c)
+        #expect(frameTexts(c.response(1)?.value) == ["a"])
+        // Its deadline timer is still set for 5 s; this one must give up after 200 ms, before the
+        // late reply (600 ms) could answer it.
+        h.request(
+            #"{"jsonrpc":"2.0","id":2,"method":"transact","params":{"device":"late","data":"b","timeout_ms":200}}"#,
+            from: c
+        )
+        #expect(c.response(2)?.errorCode == .timedOut)
+    }
+
     @Test("unknown device → 1001; absent device → 1002 (fast), unless the client waits")
     func unknownAndAbsent() throws {
         let yaml = """

@@ -19,6 +19,39 @@ struct TimerTests {
         #expect(loop.now - start >= .milliseconds(50))
     }
 
+    @Test("a deadline left armed by a cancelled timer wakes the loop once; the next timer still fires on time")
+    func cancelledTimerLeavesNoGap() throws {
+        let loop = try IOLoop.forCurrentThread()
+        defer { loop.shutdown() }
+        let early = loop.scheduleTimer(after: .milliseconds(20)) {}
+        loop.run(until: loop.now + .milliseconds(1))  // the loop arms the timerfd for it
+        early.cancel()
+        var firedAt: LoopInstant?
+        let start = loop.now
+        loop.scheduleTimer(after: .milliseconds(80)) {
+            firedAt = loop.now
+            loop.stop()
+        }
+        loop.run(until: start + .seconds(3))
+        let at = try #require(firedAt, "the later timer never fired")
+        #expect(at - start >= .milliseconds(80))
+        #expect(at - start < .milliseconds(600), "fired \(at - start) after it was scheduled")
+    }
+
+    @Test("timers scheduled and cancelled per request do not re-arm the timerfd each time")
+    func perRequestTimersDoNotRearm() throws {
+        let loop = try IOLoop.forCurrentThread()
+        defer { loop.shutdown() }
+        let before = loop.timerArmCount
+        for _ in 0..<100 {
+            let t = loop.scheduleTimer(after: .seconds(5)) {}
+            loop.run(until: loop.now + .milliseconds(1))  // a pass: the loop decides what to arm
+            t.cancel()
+        }
+        // The first deadline is armed; the later ones are not earlier, and cancelling disarms nothing.
+        #expect(loop.timerArmCount - before <= 2, "armed \(loop.timerArmCount - before) times")
+    }
+
     @Test("equal deadlines fire in scheduling order")
     func equalDeadlinesFIFO() throws {
         let loop = try IOLoop.forCurrentThread()
