@@ -144,3 +144,11 @@ extension Result where Success == JSONValue, Failure == RPCError {
         }
     }
 }
+
+extension AccessoryConnection {
+    /// A plain connected, non-blocking socket to the daemon, for `attach`, after which the
+    /// connection is no longer JSON-RPC; failures as ``ClientError``s. Any thread.
+    public static func connectSocket(socketPath: String = defaultSocketPath) async throws(ClientError) -> OwnedFD {
+        OwnedFD(adopting: try await Connector.connect(path: socketPath))
+    }
+}

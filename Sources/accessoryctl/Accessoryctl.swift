@@ -17,7 +17,9 @@ struct Accessoryctl: AsyncParsableCommand {
 
             \(ExitStatus.help)
             """,
-        subcommands: [List.self, Status.self, Transact.self, Write.self, Read.self, Monitor.self, Lock.self]
+        subcommands: [
+            List.self, Status.self, Transact.self, Write.self, Read.self, Monitor.self, Lock.self, Attach.self,
+        ]
     )
 
     /// Given before the subcommand (`accessoryctl --socket PATH list`); the subcommands take the

@@ -99,7 +99,8 @@ struct RequestTests {
         let h = try CoreHarness(sims: ["late": sim], yaml: yaml)
         #expect(h.waitReady("late"))
         let c = RecordingOrigin(clientID: 1)
-        let long = #"{"jsonrpc":"2.0","id":1,"method":"transact","params":{"device":"late","data":"a","timeout_ms":5000}}"#
+        let long =
+            #"{"jsonrpc":"2.0","id":1,"method":"transact","params":{"device":"late","data":"a","timeout_ms":5000}}"#
         h.request(long, from: c)
         #expect(frameTexts(c.response(1)?.value) == ["a"])
         // Its deadline timer is still set for 5 s; this one must give up after 200 ms, before the

@@ -69,4 +69,27 @@ import Testing
         #expect(try other.result("devices.list")["devices"]?.arrayValue?.first?["state"] != "ready")
         other.close()
     }
+
+    @Test func accessoryctlAttachPipesInputToTheDeviceAndItsOutputBack() throws {
+        let s = try Scenario()
+        defer { s.finish() }
+        try s.simulator("echo")
+        try s.startDaemon(accessories: [s.lineAccessory("echo")])
+        let ctl = try BuiltProducts.executable("accessoryctl")
+        let script = "printf 'one\\ntwo\\n' | '\(ctl)' --socket '\(s.socketPath)' attach echo --linger 300"
+        let run = try ChildRun(
+            label: "accessoryctl attach",
+            executable: "/bin/sh",
+            arguments: ["-c", script],
+            stdoutPath: s.directory.file("attach.out"),
+            stderrPath: s.directory.file("attach.err")
+        )
+        defer { run.kill() }
+        #expect(run.wait(seconds: 10) == .exited(0), "stderr: \(run.stderr)")
+        #expect(run.stdout == "one\ntwo\n")
+        // The accessory is free again: JSON clients are served.
+        let client = try s.connect()
+        #expect(try client.call("transact", Params.transfer("echo", "after")).frameTexts == ["after"])
+        client.close()
+    }
 }
