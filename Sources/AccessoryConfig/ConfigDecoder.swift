@@ -8,7 +8,7 @@ import Yams
 struct ConfigDecoder {
     let context: DecodeContext
 
-    static let topKeys = ["socket", "limits", "log", "hotplug", "accessories"]
+    static let topKeys = ["socket", "limits", "log", "hotplug", "threads", "accessories"]
 
     func decode(_ root: Node?) -> Configuration {
         var configuration = Configuration()
@@ -31,6 +31,10 @@ struct ConfigDecoder {
         if let hotplug = top.mapping("hotplug", accepted: ["udev", "watch"]) {
             configuration.hotplug.udev = hotplug.choice("udev", HotplugSettings.UdevMode.self) ?? .auto
             configuration.hotplug.watch = hotplug.strings("watch", what: "an absolute folder path") ?? []
+        }
+        if let threads = top.mapping("threads", accepted: ["control"]) {
+            configuration.threads.control =
+                threads.choice("control", ThreadSettings.ControlPlacement.self) ?? configuration.threads.control
         }
         if let nodes = top.sequence("accessories") {
             for (index, node) in nodes.enumerated() {

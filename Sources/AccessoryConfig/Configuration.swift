@@ -17,6 +17,8 @@
 ///   default_timeout_ms: 2000                # 1 ... 86400000
 /// log:
 ///   level: info                 # trace|debug|info|notice|warning|error|critical
+/// threads:
+///   control: own                # own|shared: clients on a thread of their own, or on the device loop's
 /// hotplug:
 ///   udev: auto                  # auto|on|off: the libudev monitor (auto: when it can be created)
 ///   watch: [/dev/serial/by-id]  # more folders to watch with inotify; absolute
@@ -63,6 +65,7 @@ public struct Configuration: Sendable, Equatable {
     public var limits: Limits
     public var log: LogSettings
     public var hotplug: HotplugSettings
+    public var threads: ThreadSettings
     public var accessories: [AccessorySettings]
     /// The file and line each key path came from (empty for a configuration built in code).
     public var sourceMap: SourceMap
@@ -72,6 +75,7 @@ public struct Configuration: Sendable, Equatable {
         limits: Limits = Limits(),
         log: LogSettings = LogSettings(),
         hotplug: HotplugSettings = HotplugSettings(),
+        threads: ThreadSettings = ThreadSettings(),
         accessories: [AccessorySettings] = [],
         sourceMap: SourceMap = SourceMap()
     ) {
@@ -79,6 +83,7 @@ public struct Configuration: Sendable, Equatable {
         self.limits = limits
         self.log = log
         self.hotplug = hotplug
+        self.threads = threads
         self.accessories = accessories
         self.sourceMap = sourceMap
     }

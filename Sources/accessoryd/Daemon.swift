@@ -68,7 +68,10 @@ final class Daemon {
         let controlLoop: IOLoop
         do {
             deviceLoop = try IOLoop.spawn(name: "accessoryd-dev")
-            controlLoop = try IOLoop.spawn(name: "accessoryd-ctl")
+            switch configuration.threads.control {
+            case .own: controlLoop = try IOLoop.spawn(name: "accessoryd-ctl")
+            case .shared: controlLoop = deviceLoop
+            }
         } catch {
             log(.error, "cannot start the event loops: \(error)")
             simulators.stop()
@@ -120,7 +123,7 @@ final class Daemon {
             }
         }
         func stopLoopsAndSimulators() {
-            controlLoop.shutdown()
+            if controlLoop !== deviceLoop { controlLoop.shutdown() }
             deviceLoop.shutdown()
             simulators.stop()
         }

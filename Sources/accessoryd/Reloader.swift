@@ -74,6 +74,7 @@ final class Reloader {
     private func restartOnlyChanges(_ next: Configuration) -> [String] {
         var notes: [String] = []
         if next.socket != running.socket { notes.append("socket") }
+        if next.threads != running.threads { notes.append("threads") }
         let (a, b) = (next.limits, running.limits)
         if a.maxClients != b.maxClients || a.maxLineBytes != b.maxLineBytes {
             notes.append("limits.max_clients/max_line_bytes")

@@ -28,7 +28,7 @@ struct ConfigErrorTests {
     func unknownKeys() {
         #expect(
             errors("sockets:\n  path: /x\n") == [
-                "test.yaml:1: sockets: unknown key (did you mean \"socket\"?); expected one of: socket, limits, log, hotplug, accessories"
+                "test.yaml:1: sockets: unknown key (did you mean \"socket\"?); expected one of: socket, limits, log, hotplug, threads, accessories"
             ]
         )
         #expect(

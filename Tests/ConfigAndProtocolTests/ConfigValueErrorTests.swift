@@ -10,6 +10,10 @@ struct ConfigValueErrorTests {
             ("accessories:\n  name: a\n", "test.yaml:2: accessories: expected a list, got a mapping"),
             ("accessories:\n  - just-a-name\n", #"test.yaml:2: accessories[0]: expected a mapping, got "just-a-name""#),
             (
+                "threads:\n  control: device\n",
+                #"test.yaml:2: threads.control: expected one of own, shared, got "device""#
+            ),
+            (
                 "limits:\n  max_clients: many\n",
                 #"test.yaml:2: limits.max_clients: expected an integer from 1 to 65536, got "many""#
             ),

@@ -16,6 +16,11 @@ enum TargetKind: String, CaseIterable {
     case ser2netDefault = "ser2net-default"
     /// `transact` over accessoryd's socket, line framing.
     case accessoryd
+    /// The same with `threads: {control: shared}`: clients served on the device loop's thread.
+    case accessorydShared = "accessoryd-shared"
+
+    /// accessoryd in either thread layout.
+    var isAccessoryd: Bool { self == .accessoryd || self == .accessorydShared }
 }
 
 /// A running target: its echo accessory, the relay in front of it, and how a client connects.
@@ -201,14 +206,19 @@ final class Lab {
             )
             try waitForSocket(socketPath, of: relay, "ser2net")
             return Target(kind: kind, wire: RawWire(), relay: relay, echo: echo, connector: connectSocket)
-        case .accessoryd:
-            let relay = try startDaemon(echo: echo, socket: socketPath, maxClients: maxClients)
+        case .accessoryd, .accessorydShared:
+            let relay = try startDaemon(
+                echo: echo,
+                socket: socketPath,
+                maxClients: maxClients,
+                sharedThread: kind == .accessorydShared
+            )
             return Target(kind: kind, wire: RPCWire(device: "echo"), relay: relay, echo: echo, connector: connectSocket)
         }
     }
 
     /// accessoryd with the echo accessory and 15 simulated ones beside it (16 in all), all ready.
-    private func startDaemon(echo: EchoAccessory, socket: String, maxClients: Int) throws -> Child {
+    private func startDaemon(echo: EchoAccessory, socket: String, maxClients: Int, sharedThread: Bool) throws -> Child {
         let others = 15
         let simulator = try start(
             products + "/accessory-sim",
@@ -220,7 +230,13 @@ final class Lab {
             return simulator.output.split(separator: "\n").filter { $0.hasPrefix("READY ") }.count == others
         }
         let accessories = [(name: "echo", path: echo.link)] + (0..<others).map { ("sim\($0)", file("sim\($0)")) }
-        return try startDaemon(accessories: accessories, socket: socket, maxClients: maxClients, log: "accessoryd")
+        return try startDaemon(
+            accessories: accessories,
+            socket: socket,
+            maxClients: maxClients,
+            log: sharedThread ? "accessoryd-shared" : "accessoryd",
+            extra: sharedThread ? "threads: {control: shared}\n" : ""
+        )
     }
 
     /// Starts accessoryd on `accessories` (line framing) and waits until every one is ready.
@@ -228,12 +244,13 @@ final class Lab {
         accessories: [(name: String, path: String)],
         socket: String,
         maxClients: Int,
-        log: String
+        log: String,
+        extra: String = ""
     ) throws -> Child {
         let config = file(log + ".yaml")
         try FileIO.writeFile(
             config,
-            "socket: {path: \(socket)}\nlog: {level: warning}\n"
+            "socket: {path: \(socket)}\nlog: {level: warning}\n" + extra
                 + "limits: {max_clients: \(max(256, maxClients + 8)), queue_depth: \(max(64, 2 * maxClients))}\n"
                 + "accessories:\n"
                 + accessories.map {

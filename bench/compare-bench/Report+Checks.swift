@@ -9,51 +9,61 @@ extension Report {
         func cpu(_ kind: TargetKind) -> Double? {
             latency.first { $0.kind == kind && $0.size == 16 }?.cpuMicrosecondsPerRequest
         }
-        if let direct = small(.direct), let socat = small(.socat), let daemon = small(.accessoryd) {
-            let ours = daemon.percentile(0.5) - direct.percentile(0.5)
-            let theirs = socat.percentile(0.5) - direct.percentile(0.5)
-            check(
-                ours <= theirs,
-                "16 B p50 overhead over direct: accessoryd \(format(ours)) µs ≤ socat \(format(theirs)) µs"
-            )
-            check(
-                daemon.percentile(0.99) <= socat.percentile(0.99),
-                "16 B p99: accessoryd \(format(daemon.percentile(0.99))) µs ≤ socat \(format(socat.percentile(0.99))) µs"
-            )
-        }
-        let daemonRuns = concurrency.filter { $0.kind == .accessoryd }
-        if let one = daemonRuns.first(where: { $0.clients == 1 }),
-            let most = daemonRuns.max(by: { $0.clients < $1.clients }),
-            most.clients > 1
-        {
-            check(most.crossed == 0 && !most.stalled, "K = \(most.clients): \(most.crossed) crossed replies")
-            let share = most.requestsPerSecond / one.requestsPerSecond * 100
-            check(share >= 90, "K = \(most.clients): \(format(share, 0)) % of accessoryd's K = 1 requests/s (≥ 90 %)")
-        }
-        let rate = { (kind: TargetKind) in self.streaming.first { $0.kind == kind && !$0.raw }?.megabytesPerSecond }
-        for result in streaming where result.kind == .accessoryd {
-            guard let direct = rate(.direct) else { break }
-            let daemon = result.megabytesPerSecond
-            check(
-                daemon >= direct / 2,
-                "streaming, \(result.label): \(format(daemon)) MB/s ≥ half of direct \(format(direct)) MB/s"
-            )
-            if let ser2net = [rate(.ser2net), rate(.ser2netDefault)].compactMap({ $0 }).max() {
-                check(daemon > ser2net, "streaming, \(result.label): above ser2net's best \(format(ser2net)) MB/s")
+        let daemons = [TargetKind.accessoryd, .accessorydShared].filter { kind in latency.contains { $0.kind == kind } }
+        for kind in daemons {
+            let name = kind.rawValue
+            if let direct = small(.direct), let socat = small(.socat), let daemon = small(kind) {
+                let ours = daemon.percentile(0.5) - direct.percentile(0.5)
+                let theirs = socat.percentile(0.5) - direct.percentile(0.5)
+                check(
+                    ours <= theirs,
+                    "16 B p50 overhead over direct: \(name) \(format(ours)) µs ≤ socat \(format(theirs)) µs"
+                )
+                check(
+                    daemon.percentile(0.99) <= socat.percentile(0.99),
+                    "16 B p99: \(name) \(format(daemon.percentile(0.99))) µs ≤ socat \(format(socat.percentile(0.99))) µs"
+                )
             }
-        }
-        if let daemon = cpu(.accessoryd), let socat = cpu(.socat) {
-            check(
-                daemon <= socat * 1.5,
-                "CPU per 16 B transact \(format(daemon, 2)) µs ≤ 1.5 × socat's \(format(socat, 2)) µs per relayed request"
-            )
-        }
-        if let daemon = memory.first(where: { $0.kind == .accessoryd })?.stats {
-            check(
-                daemon.anonymousKiB < 8 * 1_024,
-                "private memory (RssAnon) \(format(Double(daemon.anonymousKiB) / 1_024)) MiB < 8 MiB with 16 accessories "
-                    + "(peak RSS \(format(Double(daemon.peakRSSKiB) / 1_024)) MiB)"
-            )
+            let daemonRuns = concurrency.filter { $0.kind == kind }
+            if let one = daemonRuns.first(where: { $0.clients == 1 }),
+                let most = daemonRuns.max(by: { $0.clients < $1.clients }),
+                most.clients > 1
+            {
+                check(
+                    most.crossed == 0 && !most.stalled,
+                    "\(name), K = \(most.clients): \(most.crossed) crossed replies"
+                )
+                let share = most.requestsPerSecond / one.requestsPerSecond * 100
+                check(
+                    share >= 90,
+                    "\(name), K = \(most.clients): \(format(share, 0)) % of its K = 1 requests/s (≥ 90 %)"
+                )
+            }
+            let rate = { (kind: TargetKind) in self.streaming.first { $0.kind == kind && !$0.raw }?.megabytesPerSecond }
+            for result in streaming where result.kind == kind {
+                guard let direct = rate(.direct) else { break }
+                let daemon = result.megabytesPerSecond
+                check(
+                    daemon >= direct / 2,
+                    "streaming, \(result.label): \(format(daemon)) MB/s ≥ half of direct \(format(direct)) MB/s"
+                )
+                if let ser2net = [rate(.ser2net), rate(.ser2netDefault)].compactMap({ $0 }).max() {
+                    check(daemon > ser2net, "streaming, \(result.label): above ser2net's best \(format(ser2net)) MB/s")
+                }
+            }
+            if let daemon = cpu(kind), let socat = cpu(.socat) {
+                check(
+                    daemon <= socat * 1.5,
+                    "CPU per 16 B transact, \(name): \(format(daemon, 2)) µs ≤ 1.5 × socat's \(format(socat, 2)) µs per relayed request"
+                )
+            }
+            if let daemon = memory.first(where: { $0.kind == kind })?.stats {
+                check(
+                    daemon.anonymousKiB < 8 * 1_024,
+                    "private memory (RssAnon), \(name): \(format(Double(daemon.anonymousKiB) / 1_024)) MiB < 8 MiB with 16 "
+                        + "accessories (peak RSS \(format(Double(daemon.peakRSSKiB) / 1_024)) MiB)"
+                )
+            }
         }
         if let idle {
             check(

@@ -10,8 +10,8 @@ struct StreamingResult {
     let bytes: Int
     let elapsedNanoseconds: UInt64
     var label: String {
-        guard kind == .accessoryd else { return kind.rawValue }
-        return raw ? "accessoryd (`attach`, raw)" : "accessoryd (`write` + `device.data`)"
+        guard kind.isAccessoryd else { return kind.rawValue }
+        return kind.rawValue + (raw ? " (`attach`, raw)" : " (`write` + `device.data`)")
     }
     var megabytesPerSecond: Double { Double(bytes) / 1e6 / (Double(elapsedNanoseconds) / 1e9) }
 }
@@ -32,11 +32,11 @@ func measureStreaming(
     let endpoint = try target.connect()
     defer { endpoint.close() }
     var wire = target.wire
-    if target.kind == .accessoryd && raw {
+    if target.kind.isAccessoryd && raw {
         let attached = try RPCWire.call(endpoint, id: 0, method: "attach", params: ["device": "echo"])
         guard attached.result?["attached"] == true else { throw BenchError("attach answered \(attached)") }
         wire = RawWire()
-    } else if target.kind == .accessoryd {
+    } else if target.kind.isAccessoryd {
         _ = try RPCWire.call(endpoint, id: 0, method: "subscribe", params: ["device": "echo", "events": ["data"]])
     }
     let lines = max(1, total / size)

@@ -29,7 +29,7 @@ func run(_ options: Options) throws {
     // Streaming before the K-client runs: those leave ser2net's connection to its device stuck.
     progress("streaming")
     for target in targets {
-        for raw in target.kind == .accessoryd ? [false, true] : [false] {
+        for raw in target.kind.isAccessoryd ? [false, true] : [false] {
             do {
                 report.streaming.append(try measureStreaming(target, raw: raw, total: options.streamBytes))
             } catch {

@@ -51,9 +51,14 @@ final class Scenario {
         return "  - {name: \(name), path: \(target), framing: \(framing)" + (extra.isEmpty ? "" : ", " + extra) + "}"
     }
 
-    /// The configuration text: the socket in the folder (mode 0666), `limits`, the accessories.
+    /// The configuration text: the socket in the folder (mode 0666), `limits`, the accessories;
+    /// and `threads.control` from `ACCESSORYD_IT_CONTROL_THREAD` when set (`make test` runs this
+    /// suite once more with `shared`, the one-thread layout).
     func configuration(limits: [(String, Int)] = [], accessories: [String]) -> String {
         var text = "socket:\n  path: \(socketPath)\n  mode: \"0666\"\n"
+        if let placement = getenv("ACCESSORYD_IT_CONTROL_THREAD").map({ String(cString: $0) }) {
+            text += "threads:\n  control: \(placement)\n"
+        }
         if !limits.isEmpty {
             text += "limits:\n" + limits.map { "  \($0.0): \($0.1)\n" }.joined()
         }
