@@ -176,8 +176,9 @@ extension AccessoryRegistry {
         let op = RequestOperation(accessory: a, kind: kind, timeout: timeout, requestID: id, origin: origin)
         inflight[client, default: [:]][id] = op
         op.onComplete = { [unowned self] op in
+            // The client's (now maybe empty) table stays until it leaves: a new one per request
+            // would be an allocation per request.
             inflight[client]?[op.requestID] = nil
-            if inflight[client]?.isEmpty == true { inflight[client] = nil }
         }
         a.submit(op, waitMs: waitMs.map(Int.init))
     }
