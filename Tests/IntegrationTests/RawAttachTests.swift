@@ -23,9 +23,9 @@ import Testing
         #expect(response.result?["attached"] == true)
         #expect(response.result?["device"] == "echo")
         // What comes back is the device's bytes as they are: no JSON, no framing removed.
-        #expect(try raw.readLine(seconds: 10).map { String(decoding: $0, as: UTF8.self) } == "first")
+        #expect(try raw.readTextLine() == "first")
         try raw.send(raw: Array("second\n".utf8))
-        #expect(try raw.readLine(seconds: 10).map { String(decoding: $0, as: UTF8.self) } == "second")
+        #expect(try raw.readTextLine() == "second")
 
         // Another client waits while the raw client holds the accessory.
         let waiting = try other.send("transact", Params.transfer("echo", "other's turn"))
@@ -62,7 +62,7 @@ import Testing
         let raw = try s.connect()
         #expect(try raw.result("attach", Params.device("flaky"))["attached"] == true)
         try raw.send(raw: Array("one\n".utf8))
-        #expect(try raw.readLine(seconds: 10).map { String(decoding: $0, as: UTF8.self) } == "one")
+        #expect(try raw.readTextLine() == "one")
         try raw.send(raw: Array("two\n".utf8))
         #expect(raw.waitUntilClosed(seconds: 10), "the raw client stayed connected to a removed device")
         let other = try s.connect()

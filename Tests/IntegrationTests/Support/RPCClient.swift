@@ -96,6 +96,11 @@ final class RPCClient {
         }
     }
 
+    /// The next line as text (raw mode, after `attach`), or nil once the connection is closed.
+    func readTextLine(seconds: Double = 10) throws -> String? {
+        try readLine(seconds: seconds).map { String(decoding: $0, as: UTF8.self) }
+    }
+
     /// Reads what is available; false if nothing was (would block).
     private func receive() throws -> Bool {
         do {
