@@ -99,6 +99,9 @@ struct HotplugNetlinkDaemonTests {
         try s.startDaemon(accessories: [Self.matchAccessory("dongle", serial: "A1")], ready: [])
         let client = try s.connect()
         defer { client.close() }
+        // The socket accepts connections before the daemon serves them; an answer means the udev
+        // monitor has started (it starts first), so the events below cannot go unheard.
+        _ = try client.result("devices.list")
         var udev = try UeventSender()
         try udev.send(
             action: "add",
