@@ -33,5 +33,7 @@ CTL transact slip --hex 01c0db02
 CTL monitor modem --count 2 --duration 8000
 CTL transact modem AT+CSQ --timeout 5   # the modem needs 20 ms: a timeout, then a resync
 CTL transact modem AT          # the late reply above was discarded: this gets its own OK
+echo; echo "\$ printf 'raw bytes, no JSON\\n' | accessoryctl attach echo"
+printf 'raw bytes, no JSON\n' | "$BIN/accessoryctl" --socket "$SOCK" attach echo || echo "(exit code $?)"
 CTL status echo
 CTL status
