@@ -37,6 +37,27 @@ import Testing
         other.close()
     }
 
+    @Test func rawInputFarBeyondTheBackPressureLimitArrivesWholeAndInOrder() throws {
+        let s = try Scenario()
+        defer { s.finish() }
+        try s.simulator("echo")
+        try s.startDaemon(accessories: [s.lineAccessory("echo")])
+        let raw = try s.connect()
+        #expect(try raw.result("attach", Params.device("echo"))["attached"] == true)
+        // 256 KiB in one go: four times the point where the daemon stops reading the client until
+        // the device has taken what is in flight.
+        let lines = (0..<2_048).map {
+            String(repeating: "0", count: 5 - String($0).count) + String($0) + String(repeating: ".", count: 122)
+        }
+        // Sent whole before reading: the echoes wait in the daemon's outbound queue (1 MiB).
+        try raw.send(raw: Array(lines.joined(separator: "\n").utf8) + [0x0A], seconds: 30)
+        var echoed: [String] = []
+        while echoed.count < lines.count, let line = try raw.readTextLine(seconds: 30) { echoed.append(line) }
+        #expect(echoed.count == lines.count)
+        #expect(echoed == lines, "first difference at line \(echoed.indices.first { echoed[$0] != lines[$0] } ?? -1)")
+        raw.close()
+    }
+
     @Test func aFailedAttachLeavesTheConnectionReadingRequests() throws {
         let s = try Scenario()
         defer { s.finish() }
