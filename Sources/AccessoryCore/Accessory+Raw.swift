@@ -2,18 +2,26 @@ import ControlProtocol
 import IOLoop
 import SystemCalls
 
-/// An `attach`ed client: it holds the accessory's lock, everything the device sends goes to it
-/// as it comes (no framing, no `device.data`), and everything it sends goes to the device as it
-/// is. Ends when the client leaves, or when the device goes away (the client is disconnected).
+/// An `attach`ed client: its `attach` operation stays executing for the whole session, so the
+/// accessory's queue runs nothing else (single file: requests queued behind it wait), and it
+/// holds the accessory's lock, so others' new requests wait outside the queue. Everything the
+/// device sends goes to the client as it comes (no framing, no `device.data`), and everything it
+/// sends goes to the device as it is. Ends when the client leaves, or when the device goes away
+/// (the client is disconnected); then the operation finishes and the queue goes on.
 ///
-/// Threading: `origin` and `gate` any thread; `unflushed` device loop only.
-final class RawSession: @unchecked Sendable {  // @unchecked: `unflushed` is device-loop-confined.
+/// Threading: `origin` and `gate` any thread; the rest device loop only.
+final class RawSession: @unchecked Sendable {  // @unchecked: `unflushed`, `operation` are device-loop-confined.
     let origin: any RequestOrigin
     let gate = RawInputGate()
     /// Bytes written to the channel's buffer and not yet to the device.
     var unflushed = 0
+    /// The `attach` request, executing until the session ends.
+    let operation: RequestOperation
 
-    init(origin: any RequestOrigin) { self.origin = origin }
+    init(origin: any RequestOrigin, operation: RequestOperation) {
+        self.origin = origin
+        self.operation = operation
+    }
 }
 
 /// Back-pressure for a raw client's input: bytes read from the client and not yet written to the
@@ -54,8 +62,9 @@ final class RawInputGate: Sendable {
 extension Accessory {
     /// Starts a raw session for the client of an `attach` that just executed: takes the lock
     /// (without a lease) and routes the device's bytes to the client. Device loop.
-    func beginRawSession(for origin: any RequestOrigin) -> RawSession {
-        let session = RawSession(origin: origin)
+    func beginRawSession(for operation: RequestOperation) -> RawSession {
+        let origin = operation.origin
+        let session = RawSession(origin: origin, operation: operation)
         lock.holder = origin.clientID
         lock.leaseTimer?.cancel()
         lock.leaseTimer = nil
@@ -105,5 +114,7 @@ extension Accessory {
         log(.info, "\(name): raw session of client \(session.origin.clientID) ended")
         if let reason { session.origin.disconnect(reason: reason) }
         if lock.holder == session.origin.clientID { releaseLock() }
+        // The queue goes on (unless the operation already ended: a cancel got there first).
+        if session.operation.state == .executing { session.operation.finish() }
     }
 }

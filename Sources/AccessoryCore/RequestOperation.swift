@@ -49,6 +49,8 @@ final class RequestOperation: LoopOperation, @unchecked Sendable {  // @unchecke
     private var expired = false
     private var written = 0
     private var replied = false
+    /// An `attach` that started: its one response went out then, none at the end.
+    private var answeredAtStart = false
     /// Whether the one response was the `cancelled` error (what a `cancel` of it reports).
     private(set) var answeredCancelled = false
 
@@ -97,9 +99,16 @@ final class RequestOperation: LoopOperation, @unchecked Sendable {  // @unchecke
         case .read:
             break
         case .attach:
-            // Single file: every request queued before it has finished. Others' requests wait
-            // for the lock it takes until the client leaves.
-            finish()
+            // Single file: every request queued before it has finished, and it stays executing
+            // until the session ends (`Accessory.endRawSession`), so none queued after it runs
+            // meanwhile. It is answered now, before the first raw byte.
+            let session = accessory.beginRawSession(for: self)
+            answeredAtStart = true
+            origin.respond(
+                id: requestID,
+                result: .success(JSONValue.object(["attached": true, "device": .string(accessory.name)]))
+            )
+            origin.beginRaw(input: accessory.rawInput(for: session))
             return
         }
         accessory.claimant = self
@@ -142,6 +151,8 @@ final class RequestOperation: LoopOperation, @unchecked Sendable {  // @unchecke
     }
 
     override var needsResync: Bool {
+        // After a raw session the device may still answer what the raw client sent last.
+        if case .attach = kind { return true }
         // A transaction that timed out may still be answered: discard what comes late. A read that
         // timed out sent nothing, so there is nothing to resync.
         if expired, case .read = kind { return false }
@@ -186,6 +197,7 @@ final class RequestOperation: LoopOperation, @unchecked Sendable {  // @unchecke
             onComplete?(self)
             onComplete = nil
         }
+        if answeredAtStart { return }
         // The counters are changed in place: a copy would duplicate their latency ring.
         if let error {
             let rpc = AccessoryError.rpcError(for: error)
@@ -213,12 +225,7 @@ final class RequestOperation: LoopOperation, @unchecked Sendable {  // @unchecke
         case .read:
             origin.respond(id: requestID, result: .success(ReadResult(frames: frames.map(Frame.init))))
         case .attach:
-            let session = accessory.beginRawSession(for: origin)
-            origin.respond(
-                id: requestID,
-                result: .success(JSONValue.object(["attached": true, "device": .string(accessory.name)]))
-            )
-            origin.beginRaw(input: accessory.rawInput(for: session))
+            break  // Answered when it started.
         }
     }
 }

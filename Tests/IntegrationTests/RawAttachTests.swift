@@ -58,6 +58,35 @@ import Testing
         raw.close()
     }
 
+    @Test func aRequestQueuedBehindTheAttachWaitsForTheWholeSession() throws {
+        let s = try Scenario()
+        defer { s.finish() }
+        try s.simulator("slow", ["--personality", "echo", "--delay-ms", "300"])
+        try s.startDaemon(accessories: [s.lineAccessory("slow")])
+        let busy = try s.connect()
+        let raw = try s.connect()
+        let queued = try s.connect()
+        // The accessory is busy; the attach queues behind that request, and another client's
+        // request behind the attach, before any lock exists.
+        let first = try busy.send("transact", Params.transfer("slow", "first"))
+        let attach = RPCClient.requestLine(id: .int(1), method: "attach", params: Params.device("slow"))
+        try raw.send(raw: attach)
+        usleep(50_000)
+        let waiting = try queued.send("transact", Params.transfer("slow", "queued"))
+        #expect(try busy.response(to: first).frameTexts == ["first"])
+        let answer = try ServerMessage.decode(try #require(try raw.readLine(seconds: 10)))
+        guard case .response(let response) = answer else { throw HarnessError("not a response: \(answer)") }
+        #expect(response.result?["attached"] == true)
+        // The queued request does not run during the session: the device answers only the raw client.
+        try raw.send(raw: Array("mine\n".utf8))
+        #expect(try raw.readTextLine() == "mine")
+        #expect(try queued.messages(during: 0.5).isEmpty)
+        raw.close()
+        #expect(try queued.response(to: waiting).frameTexts == ["queued"])
+        busy.close()
+        queued.close()
+    }
+
     @Test func aFailedAttachLeavesTheConnectionReadingRequests() throws {
         let s = try Scenario()
         defer { s.finish() }
