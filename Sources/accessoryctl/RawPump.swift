@@ -24,6 +24,7 @@ final class RawPump {
     private var input: FDSource?
     /// Standard input is a regular file (epoll refuses those): read it whenever there is room.
     private var inputIsFile = false
+    private var readingFile = false
     private var toDaemon: [UInt8]
     private var answer: [UInt8] = []
     private var attached = false
@@ -170,8 +171,12 @@ final class RawPump {
 
     /// Reads input while there is room for it (and the attach has been answered).
     private func readMoreInput() {
-        guard attached, !inputEnded else { return }
+        guard attached, !inputEnded, !readingFile else { return }
         if inputIsFile {
+            // `readInput` flushes, and a flush asks for more input: the flag keeps that from
+            // recursing once per 64 KiB of a large file.
+            readingFile = true
+            defer { readingFile = false }
             while !inputEnded && toDaemon.count < Self.maxPending { readInput() }
         } else {
             input?.setInterest(toDaemon.count < Self.maxPending ? .readable : [])

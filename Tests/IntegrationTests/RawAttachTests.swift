@@ -142,4 +142,25 @@ import Testing
         #expect(try client.call("transact", Params.transfer("echo", "after")).frameTexts == ["after"])
         client.close()
     }
+
+    @Test func accessoryctlAttachSendsALargeFileGivenAsStandardInput() throws {
+        let s = try Scenario()
+        defer { s.finish() }
+        try s.simulator("echo")
+        try s.startDaemon(accessories: [s.lineAccessory("echo")])
+        // 300 KiB: a regular file (epoll cannot watch it) larger than what accessoryctl buffers.
+        let text = (0..<2_400).map { "line \($0) " + String(repeating: "x", count: 120) + "\n" }.joined()
+        let input = try s.directory.write("input.txt", text)
+        let ctl = try BuiltProducts.executable("accessoryctl")
+        let run = try ChildRun(
+            label: "accessoryctl attach < file",
+            executable: "/bin/sh",
+            arguments: ["-c", "'\(ctl)' --socket '\(s.socketPath)' attach echo --linger 500 < '\(input)'"],
+            stdoutPath: s.directory.file("attach-file.out"),
+            stderrPath: s.directory.file("attach-file.err")
+        )
+        defer { run.kill() }
+        #expect(run.wait(seconds: 30) == .exited(0), "stderr: \(run.stderr)")
+        #expect(run.stdout == text)
+    }
 }
