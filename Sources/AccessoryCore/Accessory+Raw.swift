@@ -60,10 +60,12 @@ final class RawInputGate: Sendable {
 }
 
 extension Accessory {
-    /// Starts a raw session for the client of an `attach` that just executed: takes the lock
-    /// (without a lease) and routes the device's bytes to the client. Device loop.
+    /// Starts a raw session for the client of an `attach` that just executed: ends its
+    /// subscriptions (a raw stream carries no JSON), takes the lock (without a lease) and routes
+    /// the device's bytes to the client. Device loop.
     func beginRawSession(for operation: RequestOperation) -> RawSession {
         let origin = operation.origin
+        onRawSessionStarting?(self, origin)
         let session = RawSession(origin: origin, operation: operation)
         lock.holder = origin.clientID
         lock.leaseTimer?.cancel()

@@ -62,6 +62,9 @@ public final class Accessory: @unchecked Sendable {  // @unchecked: all mutable 
     /// Told just before a request takes a frame: notifications of earlier frames go out first,
     /// so that a client sees frames in the order they came. Device loop.
     var onClaimingFrame: ((Accessory) -> Void)?
+    /// Told just before a client's connection turns raw (`attach`): what is still owed to it as
+    /// notifications goes out now, and it gets none after. Device loop.
+    var onRawSessionStarting: ((Accessory, any RequestOrigin) -> Void)?
     /// Told when the accessory may have become idle (a request finished, a resync ended, the
     /// lock was released): a reload waiting for it can apply. Device loop.
     var onMaybeIdle: ((Accessory) -> Void)?

@@ -135,6 +135,7 @@ extension AccessoryRegistry {
         a.onStateChange = nil
         a.onUnsolicited = nil
         a.onClaimingFrame = nil
+        a.onRawSessionStarting = nil
     }
 
     /// The limits an accessory is built with (the others are the control server's, fixed at start).

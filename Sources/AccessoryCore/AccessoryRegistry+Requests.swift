@@ -26,11 +26,7 @@ extension AccessoryRegistry {
 
     private func handleOnLoop(_ request: Request, from origin: any RequestOrigin) {
         let id = request.id
-        func fail(_ e: AccessoryError) {
-            origin.respond(id: id, result: .failure(e.rpcError))
-            // A refused `attach` leaves the connection reading requests.
-            if request.method.switchesToRawBytes { origin.endRawAttempt() }
-        }
+        func fail(_ e: AccessoryError) { origin.respond(id: id, result: .failure(e.rpcError)) }
         func ok(_ r: any JSONEncodable & Sendable) { origin.respond(id: id, result: .success(r)) }
 
         // Every method that names an accessory: it must exist, and the caller must be allowed.
@@ -169,7 +165,6 @@ extension AccessoryRegistry {
                     RPCError(.invalidRequest, "request id \(id) is already in use by a request in progress")
                 )
             )
-            if case .attach = kind { origin.endRawAttempt() }
             return
         }
         let timeout = Duration.milliseconds(a.responseTimeoutMs(requested: timeoutMs.map(Int.init)))

@@ -89,6 +89,10 @@ public final class AccessoryRegistry: @unchecked Sendable {  // @unchecked: muta
         a.onStateChange = { [unowned self] a in stateChanged(a) }
         a.onUnsolicited = { [unowned self] a, frame in publish(frame: frame, from: a) }
         a.onClaimingFrame = { [unowned self] _ in sendDataBatches() }
+        a.onRawSessionStarting = { [unowned self] _, origin in
+            sendDataBatches()
+            subscriptions[origin.clientID] = nil
+        }
         a.onMaybeIdle = { [unowned self] a in applyPendingChange(to: a) }
     }
 

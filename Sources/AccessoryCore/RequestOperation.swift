@@ -44,8 +44,6 @@ final class RequestOperation: LoopOperation, @unchecked Sendable {  // @unchecke
 
     private var frames: [[UInt8]] = []
     private var startedAt: LoopInstant?
-    /// When this request stops waiting (set when it executes). Device loop.
-    private(set) var deadline: LoopInstant?
     private var expired = false
     private var written = 0
     private var replied = false
@@ -112,9 +110,7 @@ final class RequestOperation: LoopOperation, @unchecked Sendable {  // @unchecke
             return
         }
         accessory.claimant = self
-        let due = loop.now + responseTimeout
-        deadline = due
-        accessory.watchResponseDeadline(due)
+        if let deadline { accessory.watchResponseDeadline(deadline) }
     }
 
     /// Offers an inbound frame; returns true if this request took it. Device loop.
@@ -159,11 +155,18 @@ final class RequestOperation: LoopOperation, @unchecked Sendable {  // @unchecke
         return expired || super.needsResync
     }
 
+    /// When this request, executing, stops waiting: its timeout counts from when it started.
+    /// Device loop only.
+    var deadline: LoopInstant? {
+        guard state == .executing, let startedAt else { return nil }
+        return startedAt + responseTimeout
+    }
+
     /// For a `transact` that has sent its frame and waits for the answer: when that answer is due.
     /// Device loop only.
     var responseDue: LoopInstant? {
-        guard case .transact = kind, state == .executing, let startedAt else { return nil }
-        return startedAt + responseTimeout
+        guard case .transact = kind else { return nil }
+        return deadline
     }
 
     /// Set when a `transact` is cancelled after sending its frame, before its response completed
@@ -208,7 +211,6 @@ final class RequestOperation: LoopOperation, @unchecked Sendable {  // @unchecke
             default: accessory.counters.requestsFailed += 1
             }
             origin.respond(id: requestID, result: .failure(rpc))
-            if case .attach = kind { origin.endRawAttempt() }
             return
         }
         accessory.counters.requestsOK += 1

@@ -20,8 +20,6 @@ public protocol RequestOrigin: AnyObject, Sendable {
     /// The `attach` succeeded (its response is sent): the client's bytes go to `input` from now
     /// on, called on any thread, in order.
     func beginRaw(input: @escaping @Sendable ([UInt8]) -> Void)
-    /// The `attach` failed (its error is sent): the client's connection reads requests again.
-    func endRawAttempt()
     /// Stops or restarts reading the raw client's bytes (back-pressure from the device).
     func pauseRawInput(_ paused: Bool)
     /// Closes the client's connection (its raw device went away).

@@ -28,8 +28,7 @@ extension ClientConnection {
         guard let fd = source?.fd else { return }
         let buffer = server.readBuffer
         for _ in 0..<Self.readsPerEvent {
-            guard phase == .open, !readPaused, !rawInputPaused, isOpen else { return }
-            if case .awaitingRaw = inputMode { return }
+            guard wantsInput, isOpen else { return }
             let result: IOResult<Int>
             do {
                 result = try FileIO.read(fd, into: UnsafeMutableRawBufferPointer(buffer))
@@ -68,7 +67,7 @@ extension ClientConnection {
             lineTooLong()
             return false
         case .stopped(let unusedFrom):
-            if case .awaitingRaw = inputMode { bytesAfterAttach = Array(bytes[unusedFrom...]) }
+            if inputMode.isAwaitingRaw { bytesAfterAttach = Array(bytes[unusedFrom...]) }
             return false
         }
     }
@@ -95,11 +94,8 @@ extension ClientConnection {
         }
         server.counters.requestsDecoded.increment()
         output.withLock { $0.pendingRequests += 1 }
-        if request.method.switchesToRawBytes {
-            // Whatever follows may be raw bytes: read nothing more until the handler decides.
-            inputMode = .awaitingRaw
-            updateInterest()
-        }
+        // Whatever follows may be raw bytes: read nothing more until it is answered.
+        if request.method.switchesToRawBytes { awaitAttachAnswer(request.id) }
         server.handler.handle(request, from: self)
         return phase == .open && isOpen && inputMode.isRequests
     }
@@ -133,6 +129,12 @@ extension ClientConnection {
         flushFromEvent()
     }
 
+    /// Whether the client's bytes are read now: open, not held back by its own unread output or
+    /// by a raw device's back-pressure, and not waiting for an `attach`'s answer. Control loop only.
+    var wantsInput: Bool {
+        phase == .open && !readPaused && !rawInputPaused && !inputMode.isAwaitingRaw
+    }
+
     /// Pauses reading while too much output is queued, and asks for writability while anything
     /// is. Control loop only.
     func updateInterest() {
@@ -146,7 +148,7 @@ extension ClientConnection {
             readPaused = false
         }
         var interest: FDInterest = []
-        if phase == .open && !readPaused && !rawInputPaused && !isAwaitingRaw { interest.insert(.readable) }
+        if wantsInput { interest.insert(.readable) }
         if queued > 0 { interest.insert(.writable) }
         source.setInterest(interest)
     }

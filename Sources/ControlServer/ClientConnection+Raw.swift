@@ -1,35 +1,23 @@
+import ControlProtocol
 import IOLoop
 
 /// Raw mode: after a request whose method ``ControlProtocol/Method/switchesToRawBytes`` (`attach`),
-/// the connection reads nothing until the handler decides. On success the handler calls
-/// ``beginRawInput(_:)`` after sending the response: from then on every byte the client sends
-/// goes to the sink as read, and what the handler sends with ``send(line:)`` reaches the client
-/// as it is. On failure it sends the error and calls ``resumeRequests()``: bytes that followed
-/// the request line are read as requests again. The handler hears of the end as of any close.
+/// the connection reads nothing until that request is answered. On success the handler sends the
+/// response and calls ``beginRawInput(_:)``: from then on every byte the client sends goes to the
+/// sink as read, and what the handler sends with ``send(line:)`` reaches the client as it is. An
+/// error response to it (``respond(id:error:)``) is its refusal: bytes that followed the request
+/// line are read as requests again. The handler hears of the end as of any close.
 extension ClientConnection {
     /// The `attach` succeeded (its response is sent): what the client sends from now on goes to
     /// `input`, on the control loop thread, in order, starting with any bytes that followed the
     /// request line. Any thread.
     public func beginRawInput(_ input: @escaping @Sendable ([UInt8]) -> Void) {
         loop.perform {
-            guard self.phase != .closed, case .awaitingRaw = self.inputMode else { return }
+            guard self.phase != .closed, self.inputMode.isAwaitingRaw else { return }
             self.inputMode = .raw(input)
-            let early = self.bytesAfterAttach
-            self.bytesAfterAttach = []
+            self.attachPending.store(false, ordering: .releasing)
+            let early = self.takeBytesAfterAttach()
             if !early.isEmpty { input(early) }
-            self.updateInterest()
-        }
-    }
-
-    /// The `attach` failed (its error response is sent): the connection reads requests again,
-    /// starting with any bytes that followed the request line. Any thread.
-    public func resumeRequests() {
-        loop.perform {
-            guard self.phase != .closed, case .awaitingRaw = self.inputMode else { return }
-            self.inputMode = .requests
-            let early = self.bytesAfterAttach
-            self.bytesAfterAttach = []
-            if !early.isEmpty { self.consumeRequestBytes(early[...]) }
             self.updateInterest()
         }
     }
@@ -43,11 +31,28 @@ extension ClientConnection {
             self.updateInterest()
         }
     }
-}
 
-extension ClientConnection {
-    var isAwaitingRaw: Bool {
-        if case .awaitingRaw = inputMode { return true }
-        return false
+    /// A request read now may switch the connection to raw bytes: stop reading until it is
+    /// answered. Control loop only.
+    func awaitAttachAnswer(_ id: RequestID) {
+        inputMode = .awaitingRaw(id)
+        attachPending.store(true, ordering: .releasing)
+        updateInterest()
+    }
+
+    /// Request `id` was answered with an error: if it was the `attach` awaited, read requests
+    /// again, starting with the bytes that followed it. Control loop only.
+    func attachRefused(_ id: RequestID) {
+        guard phase != .closed, case .awaitingRaw(let attachID) = inputMode, attachID == id else { return }
+        inputMode = .requests
+        attachPending.store(false, ordering: .releasing)
+        let early = takeBytesAfterAttach()
+        if !early.isEmpty { consumeRequestBytes(early[...]) }
+        updateInterest()
+    }
+
+    private func takeBytesAfterAttach() -> [UInt8] {
+        defer { bytesAfterAttach = [] }
+        return bytesAfterAttach
     }
 }

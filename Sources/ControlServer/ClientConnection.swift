@@ -32,6 +32,8 @@ public final class ClientConnection: @unchecked Sendable {  // @unchecked: vars 
     let queuedBytes = Atomic<Int>(0)
     /// Set once the slow-reader close has been scheduled.
     let overflowed = Atomic<Bool>(false)
+    /// An `attach` awaits its answer: an error response may be its refusal (``respond(id:error:)``).
+    let attachPending = Atomic<Bool>(false)
     /// The outbound queue, the socket and the requests owed an answer: whoever writes to the
     /// socket (the control loop, or a sender's own thread) does so under this lock.
     let output = Locked(ConnectionOutput())
@@ -51,13 +53,19 @@ public final class ClientConnection: @unchecked Sendable {  // @unchecked: vars 
     enum InputMode {
         /// JSON-RPC request lines.
         case requests
-        /// An `attach` was read; nothing more is read until the handler says how it ended.
-        case awaitingRaw
+        /// The `attach` request with this id was read; nothing more is read until its answer: an
+        /// error (reading requests again) or ``beginRawInput(_:)``.
+        case awaitingRaw(RequestID)
         /// Every byte read goes to the sink, on the control loop thread, in order.
         case raw(@Sendable ([UInt8]) -> Void)
 
         var isRequests: Bool {
             if case .requests = self { return true }
+            return false
+        }
+
+        var isAwaitingRaw: Bool {
+            if case .awaitingRaw = self { return true }
             return false
         }
     }
@@ -115,12 +123,16 @@ public final class ClientConnection: @unchecked Sendable {  // @unchecked: vars 
         deliver(line, isResponse: true)
     }
 
-    /// Answers request `id` with an error. Any thread.
+    /// Answers request `id` with an error. If it was an `attach`, the connection then reads
+    /// requests again. Any thread.
     public func respond(id: RequestID, error: RPCError) {
         guard isOpen else { return }
         var line: [UInt8] = []
         ResponseEncoder.failure(id: id, error: error, into: &line)
         deliver(line, isResponse: true)
+        // After the line is on its way, so that the refusal reaches the client before anything
+        // read after the attach is answered.
+        if attachPending.load(ordering: .acquiring) { loop.perform { self.attachRefused(id) } }
     }
 
     /// Answers a request with a response line the caller encoded (with `ResponseEncoder`, ending

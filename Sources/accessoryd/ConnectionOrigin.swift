@@ -25,7 +25,6 @@ final class ConnectionOrigin: RequestOrigin {
 
     func notify(line: [UInt8]) { connection.send(line: line) }
     func beginRaw(input: @escaping @Sendable ([UInt8]) -> Void) { connection.beginRawInput(input) }
-    func endRawAttempt() { connection.resumeRequests() }
     func pauseRawInput(_ paused: Bool) { connection.pauseRawInput(paused) }
     func disconnect(reason: String) { connection.disconnect(reason) }
 }

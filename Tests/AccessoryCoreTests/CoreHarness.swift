@@ -41,7 +41,6 @@ final class RecordingOrigin: RequestOrigin, @unchecked Sendable {  // @unchecked
     func notify(line: [UInt8]) { state.withLock { $0.notifications.append(line) } }
     // Raw sessions are tested end to end (IntegrationTests/RawAttachTests) with a real connection.
     func beginRaw(input: @escaping @Sendable ([UInt8]) -> Void) {}
-    func endRawAttempt() {}
     func pauseRawInput(_ paused: Bool) {}
     func disconnect(reason: String) {}
 

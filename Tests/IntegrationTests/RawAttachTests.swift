@@ -18,8 +18,7 @@ import Testing
         // Bytes that follow the attach line in the same write are already raw.
         let attach = RPCClient.requestLine(id: .int(1), method: "attach", params: Params.device("echo"))
         try raw.send(raw: attach + Array("first\n".utf8))
-        let answer = try ServerMessage.decode(try #require(try raw.readLine(seconds: 10)))
-        guard case .response(let response) = answer else { throw HarnessError("not a response: \(answer)") }
+        let response = try raw.response(to: .int(1))
         #expect(response.result?["attached"] == true)
         #expect(response.result?["device"] == "echo")
         // What comes back is the device's bytes as they are: no JSON, no framing removed.
@@ -69,14 +68,11 @@ import Testing
         // The accessory is busy; the attach queues behind that request, and another client's
         // request behind the attach, before any lock exists.
         let first = try busy.send("transact", Params.transfer("slow", "first"))
-        let attach = RPCClient.requestLine(id: .int(1), method: "attach", params: Params.device("slow"))
-        try raw.send(raw: attach)
+        let attach = try raw.send("attach", Params.device("slow"))
         usleep(50_000)
         let waiting = try queued.send("transact", Params.transfer("slow", "queued"))
         #expect(try busy.response(to: first).frameTexts == ["first"])
-        let answer = try ServerMessage.decode(try #require(try raw.readLine(seconds: 10)))
-        guard case .response(let response) = answer else { throw HarnessError("not a response: \(answer)") }
-        #expect(response.result?["attached"] == true)
+        #expect(try raw.response(to: attach).result?["attached"] == true)
         // The queued request does not run during the session: the device answers only the raw client.
         try raw.send(raw: Array("mine\n".utf8))
         #expect(try raw.readTextLine() == "mine")
@@ -85,6 +81,28 @@ import Testing
         #expect(try queued.response(to: waiting).frameTexts == ["queued"])
         busy.close()
         queued.close()
+    }
+
+    @Test func attachEndsTheConnectionsSubscriptions() throws {
+        let s = try Scenario()
+        defer { s.finish() }
+        try s.simulator("echo")
+        try s.simulator("gps", ["--personality", "nmea", "--unsolicited-ms", "20"])
+        try s.startDaemon(accessories: [s.lineAccessory("echo"), s.lineAccessory("gps")])
+        let raw = try s.connect()
+        _ = try raw.result("subscribe", ["events": ["data", "state"]])
+        _ = try raw.notification { $0.method == "device.data" }
+        #expect(try raw.result("attach", Params.device("echo"))["attached"] == true)
+        // From here on the stream carries the echo's bytes only: none of the GPS's sentences,
+        // which come every 20 ms, as notification lines.
+        try raw.send(raw: Array("only mine\n".utf8))
+        var lines: [String] = []
+        let quiet = Deadline(seconds: 0.5)
+        while !quiet.hasPassed, let line = try? raw.readTextLine(seconds: max(0.01, quiet.remaining)) {
+            lines.append(line)
+        }
+        #expect(lines == ["only mine"])
+        raw.close()
     }
 
     @Test func aFailedAttachLeavesTheConnectionReadingRequests() throws {
@@ -100,6 +118,27 @@ import Testing
         #expect(try client.response(to: .int(1)).code == 1001)
         #expect(try client.response(to: .int(2)).result?["devices"]?.arrayValue?.count == 1)
         #expect(try client.call("transact", Params.transfer("echo", "still JSON")).frameTexts == ["still JSON"])
+        client.close()
+    }
+
+    @Test func anAttachRefusedAfterWaitingInTheQueueLeavesTheConnectionReadingRequests() throws {
+        let s = try Scenario()
+        defer { s.finish() }
+        let missing = s.directory.file("not-plugged-in")
+        try s.startDaemon(accessories: [s.lineAccessory("ghost", path: missing)], ready: [])
+        let client = try s.connect()
+        // The attach waits for the absent accessory inside its queue and is refused when the wait
+        // expires (1003): the refusal comes from the operation, not from the request's admission.
+        let attach = RPCClient.requestLine(
+            id: .int(1),
+            method: "attach",
+            params: ["device": "ghost", "wait_ms": 150]
+        )
+        let list = RPCClient.requestLine(id: .int(2), method: "devices.list", params: nil)
+        try client.send(raw: attach + list)
+        #expect(try client.response(to: .int(1)).code == 1003)
+        #expect(try client.response(to: .int(2)).result?["devices"]?.arrayValue?.count == 1)
+        #expect(try client.call("device.status", Params.device("ghost")).result?["state"] == "absent")
         client.close()
     }
 
