@@ -19,8 +19,8 @@ test: deps
 	@# The udev monitor tests send fake udevd messages: only inside a private network namespace.
 	ACCESSORYD_HOST_NETNS="$$(readlink /proc/self/ns/net)" unshare -rn \
 		$(SWIFT) test --skip-build --no-parallel --filter HotplugNetlink
-	@# The daemon end to end once more with `threads: {control: shared}` (one loop thread).
-	ACCESSORYD_IT_CONTROL_THREAD=shared $(SWIFT) test --skip-build --no-parallel --filter IntegrationTests
+	@# The daemon end to end once more with `threads: {control: own}` (clients on a second loop thread).
+	ACCESSORYD_IT_CONTROL_THREAD=own $(SWIFT) test --skip-build --no-parallel --filter IntegrationTests
 
 ## The race-prone suites under ThreadSanitizer, serially.
 test-race: deps

@@ -18,7 +18,7 @@
 /// log:
 ///   level: info                 # trace|debug|info|notice|warning|error|critical
 /// threads:
-///   control: own                # own|shared: clients on a thread of their own, or on the device loop's
+///   control: shared             # shared|own: clients on the device loop's thread, or on one of their own
 /// hotplug:
 ///   udev: auto                  # auto|on|off: the libudev monitor (auto: when it can be created)
 ///   watch: [/dev/serial/by-id]  # more folders to watch with inotify; absolute

@@ -4,18 +4,20 @@
 public struct ThreadSettings: Sendable, Equatable {
     /// Where the control server (the client connections, JSON parsing and encoding) runs.
     public enum ControlPlacement: String, Sendable, CaseIterable {
-        /// A loop thread of its own (the default): no client, however many or however large its
-        /// requests, can delay a byte on a serial line.
+        /// A loop thread of its own: no client, however many or however large its requests, takes
+        /// time from the thread that serves the accessories. Costs a cross-thread hop (an eventfd
+        /// write and a thread wake-up) per request: about twice the latency and CPU per request.
         case own
-        /// The device loop's thread: one thread in all, no cross-thread hop per request; about
-        /// half the latency and CPU per request, but parsing a client's request now waits its
-        /// turn with the accessories' I/O (a 64 KiB request line takes the loop ~0.1 ms).
+        /// The device loop's thread (the default): one thread in all, no cross-thread hop per
+        /// request. Parsing a client's request takes its turn with the accessories' I/O; the
+        /// control server reads at most `inputBytesPerTurn` (64 KiB) of requests per turn of the
+        /// loop, so a turn's parsing is bounded (a 64 KiB line takes the loop ~0.1 ms).
         case shared
     }
 
     public var control: ControlPlacement
 
-    public init(control: ControlPlacement = .own) {
+    public init(control: ControlPlacement = .shared) {
         self.control = control
     }
 }

@@ -29,9 +29,18 @@ extension ClientConnection {
         let buffer = server.readBuffer
         for _ in 0..<Self.readsPerEvent {
             guard wantsInput, isOpen else { return }
+            // Raw bytes are only copied on (their back-pressure bounds them); request bytes are
+            // parsed, and share the turn's budget with every other client.
+            let raw = inputMode.isRaw
+            let size = raw ? buffer.count : min(buffer.count, server.inputBudget.allowance(in: loop))
+            if size == 0 {
+                // Readable still: the next turn reports it again, after the loop's other events.
+                server.counters.inputDeferrals.increment()
+                return
+            }
             let result: IOResult<Int>
             do {
-                result = try FileIO.read(fd, into: UnsafeMutableRawBufferPointer(buffer))
+                result = try FileIO.read(fd, into: UnsafeMutableRawBufferPointer(UnsafeMutableBufferPointer(rebasing: buffer[..<size])))
             } catch {
                 close(.readFailed(error.errno))
                 return
@@ -43,6 +52,7 @@ extension ClientConnection {
                 inputEnded()
                 return
             case .processed(let n):
+                if !raw { server.inputBudget.spend(n) }
                 let bytes = UnsafeBufferPointer(start: buffer.baseAddress, count: n)
                 if case .raw(let sink) = inputMode {
                     sink(Array(bytes))
@@ -51,7 +61,7 @@ extension ClientConnection {
                 }
                 // A short read emptied the socket: asking again would only hear EAGAIN (one
                 // wasted syscall per request). Level-triggered epoll reports anything newer.
-                if n < buffer.count { return }
+                if n < size { return }
             }
         }
     }

@@ -68,6 +68,11 @@ public final class ClientConnection: @unchecked Sendable {  // @unchecked: vars 
             if case .awaitingRaw = self { return true }
             return false
         }
+
+        var isRaw: Bool {
+            if case .raw = self { return true }
+            return false
+        }
     }
 
     var phase = Phase.open {

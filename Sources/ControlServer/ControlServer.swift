@@ -48,6 +48,8 @@ public final class ControlServer: @unchecked Sendable {  // @unchecked: vars loo
     var connections: [UInt64: ClientConnection] = [:]
     var nextConnectionID: UInt64 = 1
     var backoff: AcceptBackoff
+    /// Request bytes all clients together may still send in this turn of the loop.
+    var inputBudget: InputBudget
     var retryTimer: LoopTimer?
     var rejectionLog = LogThrottle(interval: .seconds(1))
     var shutdownTimer: LoopTimer?
@@ -73,6 +75,7 @@ public final class ControlServer: @unchecked Sendable {  // @unchecked: vars loo
         self.pendingListener = Locked(socket.descriptor)
         self.backoff = AcceptBackoff(initial: limits.acceptRetryInitial, maximum: limits.acceptRetryMaximum)
         self.readBuffer = .allocate(capacity: 65_536)
+        self.inputBudget = InputBudget(perTurn: limits.inputBytesPerTurn)
     }
 
     deinit {

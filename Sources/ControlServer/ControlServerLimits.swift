@@ -20,6 +20,11 @@ public struct ControlServerLimits: Sendable, Equatable {
     /// How long a final error line (after a too-long request line) may take to reach a client
     /// before the connection is closed anyway.
     public var lingerTimeout: Duration
+    /// Request bytes read from all clients together in one turn of the loop (one wait for
+    /// events). When they are spent, the other clients wait for the next turn, and the loop's
+    /// other sources (the accessories, when the server shares the device loop) get theirs
+    /// first. One turn's parsing is so bounded by this plus one line completed in it.
+    public var inputBytesPerTurn: Int
 
     public init(
         maxClients: Int = 256,
@@ -27,9 +32,13 @@ public struct ControlServerLimits: Sendable, Equatable {
         maxOutboundBytes: Int = 1_048_576,
         acceptRetryInitial: Duration = .milliseconds(10),
         acceptRetryMaximum: Duration = .seconds(1),
-        lingerTimeout: Duration = .seconds(1)
+        lingerTimeout: Duration = .seconds(1),
+        inputBytesPerTurn: Int = 65_536
     ) {
-        precondition(maxClients >= 1 && maxLineBytes >= 1 && maxOutboundBytes >= 1, "limits must be positive")
+        precondition(
+            maxClients >= 1 && maxLineBytes >= 1 && maxOutboundBytes >= 1 && inputBytesPerTurn >= 1,
+            "limits must be positive"
+        )
         precondition(acceptRetryInitial > .zero && acceptRetryMaximum >= acceptRetryInitial, "bad accept back-off")
         self.maxClients = maxClients
         self.maxLineBytes = maxLineBytes
@@ -37,5 +46,6 @@ public struct ControlServerLimits: Sendable, Equatable {
         self.acceptRetryInitial = acceptRetryInitial
         self.acceptRetryMaximum = acceptRetryMaximum
         self.lingerTimeout = lingerTimeout
+        self.inputBytesPerTurn = inputBytesPerTurn
     }
 }

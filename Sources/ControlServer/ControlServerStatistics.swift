@@ -21,6 +21,9 @@ public struct ControlServerStatistics: Sendable, Equatable, JSONEncodable {
     public var decodeErrors = 0
     /// `accept` failures (each one that paused accepting counts once).
     public var acceptErrors = 0
+    /// Reads of a readable client put off to the next turn of the loop, because the turn's
+    /// ``ControlServerLimits/inputBytesPerTurn`` were spent.
+    public var inputDeferrals = 0
 
     public init() {}
 
@@ -30,7 +33,7 @@ public struct ControlServerStatistics: Sendable, Equatable, JSONEncodable {
             ("clients", clients), ("accepted_total", acceptedTotal), ("rejected_over_limit", rejectedOverLimit),
             ("disconnected_line_too_long", disconnectedLineTooLong),
             ("disconnected_slow_reader", disconnectedSlowReader), ("requests_decoded", requestsDecoded),
-            ("decode_errors", decodeErrors), ("accept_errors", acceptErrors),
+            ("decode_errors", decodeErrors), ("accept_errors", acceptErrors), ("input_deferrals", inputDeferrals),
         ]
         buffer.append(UInt8(ascii: "{"))
         for (index, (name, value)) in members.enumerated() {
@@ -57,6 +60,7 @@ final class StatisticsCounters: Sendable {
     let requestsDecoded = Atomic<Int>(0)
     let decodeErrors = Atomic<Int>(0)
     let acceptErrors = Atomic<Int>(0)
+    let inputDeferrals = Atomic<Int>(0)
 
     var snapshot: ControlServerStatistics {
         var s = ControlServerStatistics()
@@ -68,6 +72,7 @@ final class StatisticsCounters: Sendable {
         s.requestsDecoded = requestsDecoded.load(ordering: .relaxed)
         s.decodeErrors = decodeErrors.load(ordering: .relaxed)
         s.acceptErrors = acceptErrors.load(ordering: .relaxed)
+        s.inputDeferrals = inputDeferrals.load(ordering: .relaxed)
         return s
     }
 }

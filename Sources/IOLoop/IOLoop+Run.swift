@@ -85,6 +85,7 @@ extension IOLoop {
                 } catch {
                     preconditionFailure("epoll_wait on loop \(name): \(error)")
                 }
+                waitCount &+= 1
                 notifyObservers(.afterWaiting, mode: mode)
                 for i in 0..<n {
                     dispatch(events: Epoll.Events(rawValue: bits[i]), data: data[i], mode: mode)

@@ -86,6 +86,10 @@ public final class IOLoop: LoopScheduler, @unchecked Sendable {
     /// How many times the timerfd was armed. Tests use it to show that per-request timers do not
     /// re-arm it. Loop thread only.
     public internal(set) var timerArmCount = 0
+    /// How many times the loop has waited for events (one per iteration, nested runs included).
+    /// Work bounded "per turn" (the control server's input budget) starts afresh when it
+    /// changes. Loop thread only.
+    public internal(set) var waitCount: UInt64 = 0
     var observers: [LoopObserver] = []
     var allTimers: [ObjectIdentifier: LoopTimer] = [:]
     var isClosed = false

@@ -17,7 +17,7 @@ struct ConfigExampleTests {
         )
         #expect(config.limits == Limits())
         #expect(config.log.level == .info)
-        #expect(config.threads == ThreadSettings(control: .own))
+        #expect(config.threads == ThreadSettings(control: .shared))
         #expect(
             config.accessories.map(\.name) == ["modem", "gps", "sensor-board", "scanner", "scale", "meter", "sim-echo"]
         )

@@ -14,13 +14,14 @@ enum TargetKind: String, CaseIterable {
     case ser2net
     /// The same with ser2net's defaults (`chardelay` on: it waits up to 20 ms for more bytes).
     case ser2netDefault = "ser2net-default"
-    /// `transact` over accessoryd's socket, line framing.
+    /// `transact` over accessoryd's socket, line framing; the default thread layout (clients
+    /// served on the device loop's thread).
     case accessoryd
-    /// The same with `threads: {control: shared}`: clients served on the device loop's thread.
-    case accessorydShared = "accessoryd-shared"
+    /// The same with `threads: {control: own}`: clients served on a loop thread of their own.
+    case accessorydOwn = "accessoryd-own"
 
     /// accessoryd in either thread layout.
-    var isAccessoryd: Bool { self == .accessoryd || self == .accessorydShared }
+    var isAccessoryd: Bool { self == .accessoryd || self == .accessorydOwn }
 }
 
 /// A running target: its echo accessory, the relay in front of it, and how a client connects.
@@ -206,19 +207,19 @@ final class Lab {
             )
             try waitForSocket(socketPath, of: relay, "ser2net")
             return Target(kind: kind, wire: RawWire(), relay: relay, echo: echo, connector: connectSocket)
-        case .accessoryd, .accessorydShared:
+        case .accessoryd, .accessorydOwn:
             let relay = try startDaemon(
                 echo: echo,
                 socket: socketPath,
                 maxClients: maxClients,
-                sharedThread: kind == .accessorydShared
+                ownThread: kind == .accessorydOwn
             )
             return Target(kind: kind, wire: RPCWire(device: "echo"), relay: relay, echo: echo, connector: connectSocket)
         }
     }
 
     /// accessoryd with the echo accessory and 15 simulated ones beside it (16 in all), all ready.
-    private func startDaemon(echo: EchoAccessory, socket: String, maxClients: Int, sharedThread: Bool) throws -> Child {
+    private func startDaemon(echo: EchoAccessory, socket: String, maxClients: Int, ownThread: Bool) throws -> Child {
         let others = 15
         let simulator = try start(
             products + "/accessory-sim",
@@ -234,8 +235,8 @@ final class Lab {
             accessories: accessories,
             socket: socket,
             maxClients: maxClients,
-            log: sharedThread ? "accessoryd-shared" : "accessoryd",
-            extra: sharedThread ? "threads: {control: shared}\n" : ""
+            log: ownThread ? "accessoryd-own" : "accessoryd",
+            extra: ownThread ? "threads: {control: own}\n" : ""
         )
     }
 

@@ -43,7 +43,7 @@ struct Options {
           --idle-seconds S    how long the idle daemon is watched (default 10)
           --replugs N         replug-to-ready samples (default 20; 0 skips it)
           --targets LIST      any of direct,socat,ser2net,ser2net-default,accessoryd,
-                              accessoryd-shared (default: all)
+                              accessoryd-own (default: all)
           --products DIR      where accessoryd, accessory-sim and echo-accessory are
                               (default: next to compare-bench)
           --output FILE       where the Markdown table is written (default bench/results/latest.md)

@@ -9,7 +9,7 @@ extension Report {
         func cpu(_ kind: TargetKind) -> Double? {
             latency.first { $0.kind == kind && $0.size == 16 }?.cpuMicrosecondsPerRequest
         }
-        let daemons = [TargetKind.accessoryd, .accessorydShared].filter { kind in latency.contains { $0.kind == kind } }
+        let daemons = [TargetKind.accessoryd, .accessorydOwn].filter { kind in latency.contains { $0.kind == kind } }
         for kind in daemons {
             let name = kind.rawValue
             if let direct = small(.direct), let socat = small(.socat), let daemon = small(kind) {

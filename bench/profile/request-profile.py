@@ -59,7 +59,7 @@ def run(args, folder, requests):
         sock = folder + "/d.sock"
         with open(folder + "/d.yaml", "w") as config:
             config.write(f"socket: {{path: {sock}}}\nlog: {{level: warning}}\n"
-                         + ("threads: {control: shared}\n" if args.shared else "") + "accessories:\n"
+                         + ("threads: {control: own}\n" if args.own else "") + "accessories:\n"
                          f"  - {{name: echo, path: {folder}/tty, framing: {{type: line, delimiter: \"\\n\"}}}}\n")
         daemon_binary = os.path.join(args.products, "accessoryd")
         if args.tool == "callgrind":
@@ -182,8 +182,9 @@ def main():
     parser.add_argument("--products", required=True)
     parser.add_argument("--tool", choices=["callgrind", "strace", "perf", "cpu"], required=True)
     parser.add_argument("--requests", type=int, default=2000)
-    parser.add_argument("--shared", action="store_true",
-                        help="threads: {control: shared}: clients served on the device loop's thread")
+    parser.add_argument("--own", action="store_true",
+                        help="threads: {control: own}: clients served on a loop thread of their own "
+                             "(the default layout serves them on the device loop's thread)")
     parser.add_argument("--keep", help="copy the callgrind output files to this prefix (for callgrind_annotate)")
     args = parser.parse_args()
     folder = tempfile.mkdtemp(prefix="request-profile-")

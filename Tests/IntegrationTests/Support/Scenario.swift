@@ -53,7 +53,7 @@ final class Scenario {
 
     /// The configuration text: the socket in the folder (mode 0666), `limits`, the accessories;
     /// and `threads.control` from `ACCESSORYD_IT_CONTROL_THREAD` when set (`make test` runs this
-    /// suite once more with `shared`, the one-thread layout).
+    /// suite once more with `own`, the two-thread layout).
     func configuration(limits: [(String, Int)] = [], accessories: [String]) -> String {
         var text = "socket:\n  path: \(socketPath)\n  mode: \"0666\"\n"
         if let placement = getenv("ACCESSORYD_IT_CONTROL_THREAD").map({ String(cString: $0) }) {
