@@ -39,8 +39,9 @@ extension ClientConnection {
                 return
             }
             let result: IOResult<Int>
+            let room = UnsafeMutableRawBufferPointer(UnsafeMutableBufferPointer(rebasing: buffer[..<size]))
             do {
-                result = try FileIO.read(fd, into: UnsafeMutableRawBufferPointer(UnsafeMutableBufferPointer(rebasing: buffer[..<size])))
+                result = try FileIO.read(fd, into: room)
             } catch {
                 close(.readFailed(error.errno))
                 return

@@ -56,7 +56,8 @@ struct InputBudgetTests {
     func lineLongerThanBudget() throws {
         try withServer(limits: ControlServerLimits(inputBytesPerTurn: 64)) { h in
             let c = try h.client()
-            let padded = "{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"devices.list\"" + String(repeating: " ", count: 1000) + "}"
+            let spaces = String(repeating: " ", count: 1000)
+            let padded = "{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"devices.list\"" + spaces + "}"
             let response = try #require(c.call(padded))
             #expect(response.id == .int(7))
             #expect(response.result != nil)
