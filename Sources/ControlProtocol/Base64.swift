@@ -8,33 +8,48 @@
 public enum Base64 {
     /// Appends the encoding of `bytes` to `buffer`.
     public static func encode(_ bytes: UnsafeBufferPointer<UInt8>, into buffer: inout [UInt8]) {
-        let alphabet: StaticString = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
         let table = alphabet.utf8Start
         let outputCount = (bytes.count + 2) / 3 * 4
         let oldCount = buffer.count
         buffer.append(contentsOf: repeatElement(0, count: outputCount))
-        buffer.withUnsafeMutableBufferPointer { output in
-            var out = oldCount
-            var index = 0
-            while index + 3 <= bytes.count {
-                let chunk = UInt32(bytes[index]) << 16 | UInt32(bytes[index + 1]) << 8 | UInt32(bytes[index + 2])
-                output[out] = table[Int(chunk >> 18)]
-                output[out + 1] = table[Int(chunk >> 12 & 0x3F)]
-                output[out + 2] = table[Int(chunk >> 6 & 0x3F)]
-                output[out + 3] = table[Int(chunk & 0x3F)]
-                out += 4
-                index += 3
-            }
-            let remaining = bytes.count - index
-            if remaining > 0 {
-                let second = remaining == 2 ? UInt32(bytes[index + 1]) : 0
-                let chunk = UInt32(bytes[index]) << 16 | second << 8
-                output[out] = table[Int(chunk >> 18)]
-                output[out + 1] = table[Int(chunk >> 12 & 0x3F)]
-                output[out + 2] = remaining == 2 ? table[Int(chunk >> 6 & 0x3F)] : UInt8(ascii: "=")
-                output[out + 3] = UInt8(ascii: "=")
+        pairs.withUnsafeBufferPointer { pairs in
+            buffer.withUnsafeMutableBufferPointer { output in
+                // Two output characters per lookup: each 12 bits of input name a pair.
+                let out = UnsafeMutableRawPointer(output.baseAddress! + oldCount)
+                var written = 0
+                var index = 0
+                while index + 3 <= bytes.count {
+                    let chunk = Int(bytes[index]) << 16 | Int(bytes[index + 1]) << 8 | Int(bytes[index + 2])
+                    out.storeBytes(of: pairs[chunk >> 12], toByteOffset: written, as: UInt16.self)
+                    out.storeBytes(of: pairs[chunk & 0xFFF], toByteOffset: written + 2, as: UInt16.self)
+                    written += 4
+                    index += 3
+                }
+                let remaining = bytes.count - index
+                if remaining > 0 {
+                    let second = remaining == 2 ? UInt32(bytes[index + 1]) : 0
+                    let chunk = UInt32(bytes[index]) << 16 | second << 8
+                    let tail = output.baseAddress! + oldCount + written
+                    tail[0] = table[Int(chunk >> 18)]
+                    tail[1] = table[Int(chunk >> 12 & 0x3F)]
+                    tail[2] = remaining == 2 ? table[Int(chunk >> 6 & 0x3F)] : UInt8(ascii: "=")
+                    tail[3] = UInt8(ascii: "=")
+                }
             }
         }
+    }
+
+    static let alphabet: StaticString = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
+
+    /// The two characters for each 12-bit value, as they lie in memory (first character first).
+    static let pairs: [UInt16] = (0..<4096).map { value in
+        let table = alphabet.utf8Start
+        var pair: UInt16 = 0
+        withUnsafeMutableBytes(of: &pair) { bytes in
+            bytes[0] = table[value >> 6]
+            bytes[1] = table[value & 0x3F]
+        }
+        return pair
     }
 
     /// Appends the encoding of `bytes` to `buffer`.

@@ -113,13 +113,21 @@ public enum JSONOutput {
         buffer.reserveCapacity(buffer.count + bytes.count + 2)
         buffer.append(UInt8(ascii: "\""))
         var runStart = 0
-        for index in 0..<bytes.count {
+        // Whole words that need no escape are skipped eight bytes at a time, at the start and
+        // after each byte that is not plain ASCII; the rest goes byte by byte.
+        var index = JSONStringScan.plainWordsEnd(in: bytes, from: 0)
+        while index < bytes.count {
             let byte = bytes[index]
-            guard byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") else { continue }
-            if runStart < index {
-                buffer.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<index]))
+            index += 1
+            guard byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") else {
+                if byte >= 0x80 { index = JSONStringScan.plainWordsEnd(in: bytes, from: index) }
+                continue
             }
-            runStart = index + 1
+            let at = index - 1
+            if runStart < at {
+                buffer.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<at]))
+            }
+            runStart = index
             buffer.append(UInt8(ascii: "\\"))
             switch byte {
             case UInt8(ascii: "\""), UInt8(ascii: "\\"): buffer.append(byte)
@@ -136,6 +144,7 @@ public enum JSONOutput {
                 buffer.append(hexDigits.utf8Start[Int(byte >> 4)])
                 buffer.append(hexDigits.utf8Start[Int(byte & 0x0F)])
             }
+            index = JSONStringScan.plainWordsEnd(in: bytes, from: index)
         }
         if runStart < bytes.count {
             buffer.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<bytes.count]))

@@ -4,7 +4,10 @@ extension JSONParser {
     mutating func parseString() throws(JSONParseError) -> String {
         position += 1
         let start = position
-        // Fast path: no escapes. Validates UTF-8 and control characters as it goes.
+        // Fast path: no escapes. Validates UTF-8 and control characters as it goes. Whole words
+        // of plain ASCII are skipped eight bytes at a time at the start and after each non-ASCII
+        // character (short strings, the keys, go byte by byte).
+        position = JSONStringScan.plainWordsEnd(in: bytes, from: position)
         while position < bytes.count {
             let byte = bytes[position]
             if byte == UInt8(ascii: "\"") {
@@ -13,7 +16,12 @@ extension JSONParser {
                 return string
             }
             if byte == UInt8(ascii: "\\") { break }
+            if byte >= 0x20 && byte < 0x80 {
+                position += 1
+                continue
+            }
             try advanceOverStringByte(byte)
+            position = JSONStringScan.plainWordsEnd(in: bytes, from: position)
         }
         guard position < bytes.count else { throw unexpected("'\"' to end the string") }
         var scratch: [UInt8] = []
@@ -32,6 +40,7 @@ extension JSONParser {
             // A run of plain bytes up to the next escape or the end, copied in one go.
             let runStart = position
             try advanceOverStringByte(byte)
+            position = JSONStringScan.plainWordsEnd(in: bytes, from: position)
             while position < bytes.count, bytes[position] != UInt8(ascii: "\"") && bytes[position] != UInt8(ascii: "\\")
             {
                 try advanceOverStringByte(bytes[position])

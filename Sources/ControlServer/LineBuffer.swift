@@ -1,3 +1,5 @@
+import SystemCalls
+
 /// Splits a client's byte stream into request lines: `\n`-terminated, a `\r` before the `\n`
 /// tolerated, blank lines skipped, each at most `maxLineBytes` long (without terminator).
 ///
@@ -34,7 +36,8 @@ struct LineBuffer {
         // `+ 1`: room for the `\r` of a line of exactly the limit.
         let cap = maxLineBytes + 1
         while start < bytes.count {
-            guard let newline = bytes[start...].firstIndex(of: UInt8(ascii: "\n")) else {
+            guard let newline = ByteSearch.firstIndex(of: UInt8(ascii: "\n"), in: bytes, from: start, to: bytes.count)
+            else {
                 guard partial.count + (bytes.count - start) <= cap else { return tooLong() }
                 partial.append(contentsOf: bytes[start...])
                 return .needMore

@@ -26,6 +26,18 @@ struct Base64Tests {
         #expect(Base64.encodedString([0xFB, 0xFF]) == "+/8=")
     }
 
+    @Test("appended after what a buffer already holds, which stays as it was")
+    func appendsAfterExistingBytes() throws {
+        for length in 0...9 {
+            let plain = (0..<length).map { UInt8(truncatingIfNeeded: 0xF0 + $0 * 37) }
+            var buffer = Array("{\"data_base64\":\"".utf8)
+            let prefix = buffer
+            Base64.encode(plain, into: &buffer)
+            #expect(Array(buffer[..<prefix.count]) == prefix)
+            #expect(try Base64.decode(String(decoding: buffer[prefix.count...], as: UTF8.self)) == plain)
+        }
+    }
+
     @Test(
         "strict: invalid input is rejected with a reason",
         arguments: [

@@ -1,4 +1,5 @@
 import IOLoop
+import SystemCalls
 
 /// Lines: inbound frames end with `delimiter` (e.g. `\r\n`), outbound payloads get `terminator`
 /// appended (e.g. `\r`, as AT modems want). The two are set separately.
@@ -76,13 +77,12 @@ public struct LineFramer: Framer {
         let first = delimiter[0]
         return buffer.withUnsafeBufferPointer { bytes -> Int? in
             var i = from
-            while i + d <= bytes.count {
-                if bytes[i] == first {
-                    var k = 1
-                    while k < d && bytes[i + k] == delimiter[k] { k += 1 }
-                    if k == d { return i }
-                }
-                i += 1
+            let lastStart = bytes.count - d  // the last index a whole delimiter can start at
+            while let at = ByteSearch.firstIndex(of: first, in: bytes, from: i, to: lastStart + 1) {
+                var k = 1
+                while k < d && bytes[at + k] == delimiter[k] { k += 1 }
+                if k == d { return at }
+                i = at + 1
             }
             return nil
         }
