@@ -5,7 +5,9 @@
 public enum ByteSearch {
     /// The index of the first `value` in `bytes[start..<end]`, or `nil`.
     @inline(__always)
-    public static func firstIndex(of value: UInt8, in bytes: UnsafeBufferPointer<UInt8>, from start: Int, to end: Int) -> Int? {
+    public static func firstIndex(of value: UInt8, in bytes: UnsafeBufferPointer<UInt8>, from start: Int, to end: Int)
+        -> Int?
+    {
         guard let base = bytes.baseAddress, start < end else { return nil }
         var index = start
         let pattern = UInt64(value) &* 0x0101_0101_0101_0101

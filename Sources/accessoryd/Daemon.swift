@@ -109,6 +109,7 @@ final class Daemon {
                 o.append("clients_rejected", .int(s.rejectedOverLimit))
                 o.append("requests_decoded", .int(s.requestsDecoded))
                 o.append("decode_errors", .int(s.decodeErrors))
+                o.append("input_deferrals", .int(s.inputDeferrals))
             }
             return o
         }

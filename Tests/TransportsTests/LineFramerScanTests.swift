@@ -21,8 +21,13 @@ struct LineFramerScanTests {
                 let stream = line + delimiter + next + delimiter + Array("tail".utf8)
                 for split in [stream.count, at, stream.count / 2] {
                     var framer = LineFramer(delimiter: delimiter, maxFrameSize: 64)
-                    let events = framer.ingest(Array(stream[..<split]), at: now) + framer.ingest(Array(stream[split...]), at: now)
-                    #expect(events == [.frame(line), .frame(next)], "\(text.debugDescription) \(length)/\(at)/\(split)")
+                    let events =
+                        framer.ingest(Array(stream[..<split]), at: now)
+                        + framer.ingest(Array(stream[split...]), at: now)
+                    #expect(
+                        events == [.frame(line), .frame(next)],
+                        "\(text.debugDescription) \(length)/\(at)/\(split)"
+                    )
                 }
             }
         }

@@ -8,6 +8,7 @@ struct Report {
     var streaming: [StreamingResult] = []
     var memory: [(kind: TargetKind, stats: ProcessStats)] = []
     var daemonLibraries: [String] = []
+    var interference: [InterferenceResult] = []
     var replug: ReplugResult?
     var idle: IdleResult?
     /// Sentences about what failed or was left out.
@@ -15,7 +16,8 @@ struct Report {
 
     func markdown() -> String {
         var out = header
-        out += latencyTable() + concurrencyTable() + streamingTable() + memoryTable() + daemonTable()
+        out += latencyTable() + concurrencyTable() + streamingTable() + memoryTable() + interferenceTable()
+        out += daemonTable()
         out += notes.isEmpty ? [] : [""] + notes
         out += ["", "### The issue's targets, from this run", ""] + checks()
         return out.joined(separator: "\n") + "\n"
@@ -37,6 +39,32 @@ struct Report {
                     format(s.percentile(0.99)), format(s.percentile(1)),
                     direct.map { format(s.percentile(0.5) - $0.samples.percentile(0.5)) } ?? "",
                     result.kind == .direct ? "–" : format(result.cpuMicrosecondsPerRequest),
+                ])
+            )
+        }
+        return lines
+    }
+
+    private func interferenceTable() -> [String] {
+        guard let first = interference.first else { return [] }
+        var lines = [
+            "", "### Interference: \(first.flooders) clients sending \(first.lineBytes)-byte request lines", "",
+            "Each long line is a `devices.list` with a long unknown member: parsed whole, then refused. "
+                + "Tick lateness: an accessory writes a line every millisecond with the time; how late it "
+                + "reaches a subscriber (the device loop's delay). Transact: another client's 16 B round trip.",
+            "",
+            "| target | tick late p50 µs | p99 µs | max µs | flooded: p50 µs | p99 µs | max µs "
+                + "| transact p50 µs | flooded: p50 µs | p99 µs | long lines/s |",
+            "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+        ]
+        for r in interference {
+            lines.append(
+                row([
+                    r.kind.rawValue, format(r.quietTicks.percentile(0.5)), format(r.quietTicks.percentile(0.99)),
+                    format(r.quietTicks.percentile(1)), format(r.floodedTicks.percentile(0.5)),
+                    format(r.floodedTicks.percentile(0.99)), format(r.floodedTicks.percentile(1)),
+                    format(r.quietTransacts.percentile(0.5)), format(r.floodedTransacts.percentile(0.5)),
+                    format(r.floodedTransacts.percentile(0.99)), format(r.floodLinesPerSecond, 0),
                 ])
             )
         }

@@ -50,6 +50,12 @@ func run(_ options: Options) throws {
         report.memory.append((target.kind, ProcessStats(relay.pid)))
         if target.kind == .accessoryd { report.daemonLibraries = libraries(of: relay.pid) }
     }
+    if options.interferenceRequests > 0 {
+        for kind in options.targets where kind.isAccessoryd {
+            progress("interference: \(kind.rawValue)")
+            report.interference.append(try measureInterference(lab, kind, requests: options.interferenceRequests))
+        }
+    }
     if let daemon = targets.first(where: { $0.kind == .accessoryd }) {
         if options.replugs > 0 {
             progress("replug")

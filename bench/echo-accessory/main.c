@@ -4,7 +4,11 @@
 // reads it: a line comes back as the same line. Blocking read and write on the master, one
 // thread, no framing of its own, so it adds as little as a program can to a round trip.
 //
-//   echo-accessory [--link PATH]
+//   echo-accessory [--link PATH] [--tick-us N]
+//
+// With --tick-us it echoes nothing: it writes `T<CLOCK_MONOTONIC ns>\n` every N microseconds (on
+// an absolute schedule), so a subscriber can tell how late the line reached it: how long bytes
+// from an accessory wait for the daemon's device loop.
 //
 // SIGUSR1 is a replug: the old pty is closed (its slave hangs up), a new pty is made, the
 // link is flipped to it atomically and a new READY line is printed with the time the new link
@@ -99,11 +103,15 @@ static int writeAll(int fd, const char *bytes, ssize_t count) {
 
 int main(int argc, char **argv) {
     const char *link = NULL;
+    long tickMicroseconds = 0;
     for (int index = 1; index < argc; index++) {
         if (strcmp(argv[index], "--link") == 0 && index + 1 < argc) {
             link = argv[++index];
+        } else if (strcmp(argv[index], "--tick-us") == 0 && index + 1 < argc) {
+            tickMicroseconds = strtol(argv[++index], NULL, 10);
+            if (tickMicroseconds <= 0) tickMicroseconds = 1000;
         } else {
-            fprintf(stderr, "usage: echo-accessory [--link PATH]\n");
+            fprintf(stderr, "usage: echo-accessory [--link PATH] [--tick-us N]\n");
             return 64;
         }
     }
@@ -119,6 +127,24 @@ int main(int argc, char **argv) {
 
     struct Pty pty = openPty();
     announce(&pty, link);
+    if (tickMicroseconds > 0) {
+        struct timespec next;
+        clock_gettime(CLOCK_MONOTONIC, &next);
+        while (!stopRequested) {
+            next.tv_nsec += tickMicroseconds * 1000;
+            while (next.tv_nsec >= 1000000000) {
+                next.tv_nsec -= 1000000000;
+                next.tv_sec += 1;
+            }
+            if (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &next, NULL) != 0) continue;
+            char line[32];
+            int length = snprintf(line, sizeof line, "T%llu\n", monotonicNanoseconds());
+            // A full pty (nobody reading) blocks the writer: the next ticks are late, not lost.
+            writeAll(pty.master, line, length);
+        }
+        if (link != NULL) unlink(link);
+        return 0;
+    }
     static char buffer[65536];
     while (!stopRequested) {
         if (replugRequested) {
