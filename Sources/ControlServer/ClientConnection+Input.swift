@@ -32,7 +32,7 @@ extension ClientConnection {
             // Raw bytes are only copied on (their back-pressure bounds them); request bytes are
             // parsed, and share the turn's budget with every other client.
             let raw = inputMode.isRaw
-            let size = raw ? buffer.count : min(buffer.count, server.inputBudget.allowance(in: loop))
+            let size = raw ? buffer.count : min(buffer.count, server.inputBudget.allowance(in: loop, for: &inputShare))
             if size == 0 {
                 // Readable still: the next turn reports it again, after the loop's other events.
                 server.counters.inputDeferrals.increment()
@@ -53,7 +53,7 @@ extension ClientConnection {
                 inputEnded()
                 return
             case .processed(let n):
-                if !raw { server.inputBudget.spend(n) }
+                if !raw { server.inputBudget.spend(n, by: &inputShare) }
                 let bytes = UnsafeBufferPointer(start: buffer.baseAddress, count: n)
                 if case .raw(let sink) = inputMode {
                     sink(Array(bytes))

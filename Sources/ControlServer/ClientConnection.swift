@@ -84,6 +84,9 @@ public final class ClientConnection: @unchecked Sendable {  // @unchecked: vars 
     var lineBuffer: LineBuffer
     /// Reading paused because too much output is queued (resumed when it drains).
     var readPaused = false
+    /// What this client read in the current turn of the loop (its share of the input budget).
+    /// Control loop only.
+    var inputShare = InputBudget.Share()
     var lingerTimer: LoopTimer?
     /// What the bytes a client sends are: requests, or (after `attach`) raw bytes for a device.
     var inputMode = InputMode.requests

@@ -24,14 +24,14 @@ struct InterferenceResult {
 }
 
 /// A daemon of the layout `kind` with an echo accessory and a ticking one (a line every
-/// millisecond), timed for `requests` transacts quiet, then again while a child process keeps
+/// millisecond), timed for `seconds` of back-to-back transacts quiet, then again while a child process keeps
 /// `flooders` connections each sending `lineBytes` lines, two in flight. A flood line is a
 /// `devices.list` with a long unknown member: parsed whole, then refused (invalid params), so it
 /// costs parsing and nothing on any accessory.
 func measureInterference(
     _ lab: Lab,
     _ kind: TargetKind,
-    requests: Int,
+    seconds: Double,
     flooders: Int = 8,
     lineBytes: Int = 60_000
 ) throws -> InterferenceResult {
@@ -64,16 +64,16 @@ func measureInterference(
     let wire = RPCWire(device: "echo")
 
     var id = 0
-    /// `requests` sequential transacts (at most 15 s), with every tick that arrives meanwhile.
+    /// Sequential transacts for `seconds`, with every tick that arrives meanwhile.
     func phase() throws -> (transacts: Samples, ticks: Samples) {
         var transacts: [UInt64] = []
         var ticks: [UInt64] = []
         let start = Clock.nanoseconds()
         var outstanding: (id: Int, payload: [UInt8], sent: UInt64)?
-        while transacts.count < requests || outstanding != nil {
-            let now = Clock.nanoseconds()
-            if now - start > 15_000_000_000 { break }
-            if outstanding == nil {
+        let duration = UInt64(seconds * 1e9)
+        while Clock.nanoseconds() - start < duration || outstanding != nil {
+            if Clock.nanoseconds() - start > duration + 5_000_000_000 { throw BenchError("no transact reply in 5 s") }
+            if outstanding == nil && Clock.nanoseconds() - start < duration {
                 id += 1
                 let bytes = payload(size: 16, client: 0, sequence: id)
                 try client.send(wire.request(id: id, payload: bytes))

@@ -20,8 +20,8 @@ struct Options {
     var idleAccessories = 256
     var idleSeconds = 10.0
     var replugs = 20
-    /// Sequential transacts timed quiet and then under a flood of long lines (0 skips it).
-    var interferenceRequests = 2_000
+    /// Seconds of transacts and ticks timed quiet, and again under a flood of long lines (0 skips it).
+    var interferenceSeconds = 2.0
     /// The targets to run (the default: all of them, in this order).
     var targets = TargetKind.allCases
     /// The folder with `accessoryd`, `accessory-sim` and `echo-accessory` (default: the folder of this executable).
@@ -44,8 +44,8 @@ struct Options {
           --idle N            idle simulated accessories for the idle test (default 256; 0 skips it)
           --idle-seconds S    how long the idle daemon is watched (default 10)
           --replugs N         replug-to-ready samples (default 20; 0 skips it)
-          --interference N    accessoryd transacts timed quiet, then while 8 clients send 60 KB
-                              lines (default 2000; 0 skips it)
+          --interference S    seconds of accessoryd ticks and transacts timed quiet, then again
+                              while 8 clients send 60 KB lines (default 2; 0 skips it)
           --targets LIST      any of direct,socat,ser2net,ser2net-default,accessoryd,
                               accessoryd-own (default: all)
           --products DIR      where accessoryd, accessory-sim and echo-accessory are
@@ -86,7 +86,11 @@ struct Options {
                 }
                 options.idleSeconds = seconds
             case "--replugs": options.replugs = try number(flag)
-            case "--interference": options.interferenceRequests = try number(flag)
+            case "--interference":
+                guard let seconds = Double(try text(flag)), seconds >= 0 else {
+                    throw BenchError("--interference needs a number of seconds")
+                }
+                options.interferenceSeconds = seconds
             case "--targets":
                 options.targets = try text(flag).split(separator: ",").map {
                     guard let kind = TargetKind(rawValue: String($0)) else {

@@ -50,10 +50,10 @@ func run(_ options: Options) throws {
         report.memory.append((target.kind, ProcessStats(relay.pid)))
         if target.kind == .accessoryd { report.daemonLibraries = libraries(of: relay.pid) }
     }
-    if options.interferenceRequests > 0 {
+    if options.interferenceSeconds > 0 {
         for kind in options.targets where kind.isAccessoryd {
             progress("interference: \(kind.rawValue)")
-            report.interference.append(try measureInterference(lab, kind, requests: options.interferenceRequests))
+            report.interference.append(try measureInterference(lab, kind, seconds: options.interferenceSeconds))
         }
     }
     if let daemon = targets.first(where: { $0.kind == .accessoryd }) {
