@@ -51,7 +51,7 @@ public struct JSONParser {
     var position = 0
     var depth = 0
 
-    private init(bytes: UnsafeBufferPointer<UInt8>, options: Options) {
+    init(bytes: UnsafeBufferPointer<UInt8>, options: Options) {
         self.bytes = bytes
         self.options = options
     }
@@ -66,7 +66,7 @@ public struct JSONParser {
     }
 
     @inline(__always)
-    private mutating func skipWhitespace() {
+    mutating func skipWhitespace() {
         while position < bytes.count {
             switch bytes[position] {
             case UInt8(ascii: " "), UInt8(ascii: "\n"), UInt8(ascii: "\r"), UInt8(ascii: "\t"): position += 1

@@ -18,6 +18,11 @@ extension Request {
         _ line: some Collection<UInt8>,
         maxDepth: Int = 64
     ) throws(RequestRejection) -> Request {
+        // The common requests in one pass (it needs two levels of nesting; it answers only
+        // what this decoder would accept, and equally).
+        if maxDepth >= 2, let fast = line.withContiguousStorageIfAvailable({ decodeFastPath($0) }) ?? nil {
+            return fast
+        }
         let value: JSONValue
         do throws(JSONParseError) {
             value = try JSONParser.parse(line, options: JSONParser.Options(maxDepth: maxDepth))

@@ -50,7 +50,7 @@ extension IOLoop {
     }
 
     private func iterate(mode: RunMode, state: ModeState, deadline: LoopInstant?, condition: (() -> Bool)?) {
-        fireDueTimers(in: mode)
+        fireDueTimers(of: state, in: mode)
         runPerformBatch(limit: IOLoop.performBatchLimit)
         notifyObservers(.beforeWaiting, mode: mode)
 
@@ -88,13 +88,13 @@ extension IOLoop {
                 waitCount &+= 1
                 notifyObservers(.afterWaiting, mode: mode)
                 for i in 0..<n {
-                    dispatch(events: Epoll.Events(rawValue: bits[i]), data: data[i], mode: mode)
+                    dispatch(events: Epoll.Events(rawValue: bits[i]), data: data[i], state: state, mode: mode)
                 }
             }
         }
     }
 
-    private func dispatch(events: Epoll.Events, data: UInt64, mode: RunMode) {
+    private func dispatch(events: Epoll.Events, data: UInt64, state: ModeState, mode: RunMode) {
         let id = UInt32(truncatingIfNeeded: data >> 32)
         let fd = CInt(bitPattern: UInt32(truncatingIfNeeded: data))
         switch id {
@@ -103,7 +103,7 @@ extension IOLoop {
         case 1:
             _ = try? TimerFD.drain(timerRaw)
             armedDeadline = nil
-            fireDueTimers(in: mode)
+            fireDueTimers(of: state, in: mode)
         default:
             // A stale event: the source was cancelled, or the fd number now belongs to a newer
             // registration, earlier in this same batch.

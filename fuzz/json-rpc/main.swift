@@ -4,7 +4,8 @@
 // every line: a decoded request re-encodes to a line that decodes to the same request; a rejected
 // line's error response is itself a valid message carrying the rejection's id; parsed JSON
 // re-encodes to text that parses and re-encodes to the same bytes; base64 that decodes
-// round-trips. A broken property traps, which libFuzzer reports as a crash with the input.
+// round-trips; the one-pass decoder of `transact` and `write` answers only lines the general
+// decoder accepts, with the same request. A broken property traps, which libFuzzer reports as a crash with the input.
 //
 // Threading: libFuzzer calls the entry point on one thread.
 import ControlProtocol
@@ -13,6 +14,7 @@ import ControlProtocol
 public func fuzzOneInput(_ start: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
     let line = Array(UnsafeBufferPointer(start: start, count: count))
     checkRequestDecoding(line)
+    checkFastPath(line)
     checkJSONRoundTrip(line)
     checkBase64(line)
     // The client side's decoder of server lines must survive anything too.
@@ -46,6 +48,14 @@ func checkRequestDecoding(_ line: [UInt8]) {
             preconditionFailure("the error response is not a valid message: \(error)")
         }
     }
+}
+
+/// Where the fast path answers, the general decoder (the tree, then its checks) accepts the line
+/// and decodes the same request.
+func checkFastPath(_ line: [UInt8]) {
+    guard let fast = line.withUnsafeBufferPointer({ Request.decodeFastPath($0) }) else { return }
+    let general = (try? JSONParser.parse(line)).flatMap { value in try? Request.decode(value) }
+    precondition(general == fast, "fast path \(fast) != general decoder \(String(describing: general))")
 }
 
 /// Parsed JSON re-encodes to bytes that parse, and re-encoding those gives the same bytes.
