@@ -25,6 +25,8 @@ public final class AccessoryRegistry: @unchecked Sendable {  // @unchecked: muta
     /// `device.data` lines not yet sent, per subscribed client: sent together once the frames of
     /// the current read are handed out, one write per read instead of one per frame.
     var dataBatches: [UInt64: (origin: any RequestOrigin, lines: [UInt8])] = [:]
+    /// The `device.data` line being encoded, kept between frames so that its storage is reused.
+    private var dataLine: [UInt8] = []
     /// Requests that have not answered yet, per client, by request id.
     var inflight: [UInt64: [RequestID: RequestOperation]] = [:]
     /// The present udev devices matching each identity-matched accessory, by device path.
@@ -129,19 +131,27 @@ public final class AccessoryRegistry: @unchecked Sendable {  // @unchecked: muta
     }
 
     private func publish(frame: [UInt8], from a: Accessory) {
-        var line: [UInt8]?
+        var encoded = false
         for s in subscriptions.values where s.events.contains(.data) && wants(s, a) {
-            if line == nil {
-                var l: [UInt8] = []
-                ResponseEncoder.deviceData(device: a.name, frame: frame, into: &l)
-                line = l
+            if !encoded {
+                // Encoded once for every subscriber, into storage kept from the last frame.
+                dataLine.removeAll(keepingCapacity: true)
+                ResponseEncoder.deviceData(device: a.name, frame: frame, into: &dataLine)
+                encoded = true
             }
             if dataBatches.isEmpty {
                 // Sent before the loop next waits, whatever delivered the frame (a read, or a
                 // framer's idle-gap timer); earlier if a request claims a frame or a state changes.
                 loop.perform { [weak self] in self?.sendDataBatches() }
             }
-            dataBatches[s.origin.clientID, default: (s.origin, [])].lines.append(contentsOf: line!)
+            let client = s.origin.clientID
+            if dataBatches[client] == nil {
+                // Room for a read's worth of lines, so that the batch is not regrown per frame.
+                var lines: [UInt8] = []
+                lines.reserveCapacity(16 << 10)
+                dataBatches[client] = (s.origin, lines)
+            }
+            dataBatches[client]!.lines.append(contentsOf: dataLine)
         }
     }
 

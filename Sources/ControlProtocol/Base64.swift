@@ -8,36 +8,44 @@
 public enum Base64 {
     /// Appends the encoding of `bytes` to `buffer`.
     public static func encode(_ bytes: UnsafeBufferPointer<UInt8>, into buffer: inout [UInt8]) {
-        let table = alphabet.utf8Start
-        let outputCount = (bytes.count + 2) / 3 * 4
-        let oldCount = buffer.count
-        buffer.append(contentsOf: repeatElement(0, count: outputCount))
-        pairs.withUnsafeBufferPointer { pairs in
-            buffer.withUnsafeMutableBufferPointer { output in
-                // Two output characters per lookup: each 12 bits of input name a pair.
-                let out = UnsafeMutableRawPointer(output.baseAddress! + oldCount)
-                var written = 0
-                var index = 0
-                while index + 3 <= bytes.count {
-                    let chunk = Int(bytes[index]) << 16 | Int(bytes[index + 1]) << 8 | Int(bytes[index + 2])
-                    out.storeBytes(of: pairs[chunk >> 12], toByteOffset: written, as: UInt16.self)
-                    out.storeBytes(of: pairs[chunk & 0xFFF], toByteOffset: written + 2, as: UInt16.self)
-                    written += 4
-                    index += 3
-                }
-                let remaining = bytes.count - index
-                if remaining > 0 {
-                    let second = remaining == 2 ? UInt32(bytes[index + 1]) : 0
-                    let chunk = UInt32(bytes[index]) << 16 | second << 8
-                    let tail = output.baseAddress! + oldCount + written
-                    tail[0] = table[Int(chunk >> 18)]
-                    tail[1] = table[Int(chunk >> 12 & 0x3F)]
-                    tail[2] = remaining == 2 ? table[Int(chunk >> 6 & 0x3F)] : UInt8(ascii: "=")
-                    tail[3] = UInt8(ascii: "=")
+        // Encoded a chunk at a time into a stack buffer and appended with one copy (filling the
+        // array with zeros first and overwriting them cost more than the encoding).
+        var index = 0
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: chunkOutput) { scratch in
+            pairs.withUnsafeBufferPointer { pairs in
+                let out = UnsafeMutableRawPointer(scratch.baseAddress!)
+                while index < bytes.count {
+                    let end = min(bytes.count, index + chunkInput)
+                    var written = 0
+                    // Two output characters per lookup: each 12 bits of input name a pair.
+                    while index + 3 <= end {
+                        let chunk = Int(bytes[index]) << 16 | Int(bytes[index + 1]) << 8 | Int(bytes[index + 2])
+                        out.storeBytes(of: pairs[chunk >> 12], toByteOffset: written, as: UInt16.self)
+                        out.storeBytes(of: pairs[chunk & 0xFFF], toByteOffset: written + 2, as: UInt16.self)
+                        written += 4
+                        index += 3
+                    }
+                    let remaining = end - index
+                    if remaining > 0 {  // only in the last chunk: the others are whole triples
+                        let table = alphabet.utf8Start
+                        let second = remaining == 2 ? UInt32(bytes[index + 1]) : 0
+                        let chunk = UInt32(bytes[index]) << 16 | second << 8
+                        scratch[written] = table[Int(chunk >> 18)]
+                        scratch[written + 1] = table[Int(chunk >> 12 & 0x3F)]
+                        scratch[written + 2] = remaining == 2 ? table[Int(chunk >> 6 & 0x3F)] : UInt8(ascii: "=")
+                        scratch[written + 3] = UInt8(ascii: "=")
+                        written += 4
+                        index = end
+                    }
+                    buffer.append(contentsOf: UnsafeBufferPointer(rebasing: scratch[..<written]))
                 }
             }
         }
     }
+
+    /// Input bytes encoded per chunk (a multiple of 3), and the characters they make.
+    private static let chunkInput = 3 * 1024
+    private static let chunkOutput = chunkInput / 3 * 4
 
     static let alphabet: StaticString = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
 

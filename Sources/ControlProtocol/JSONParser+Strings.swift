@@ -1,7 +1,41 @@
 /// String literals: the escape-free fast path, escapes, surrogate pairs, UTF-8 validation.
 extension JSONParser {
+    /// A string literal's content: where it lies in the line (it had no escapes), or its bytes
+    /// with the escapes undone.
+    enum StringContent {
+        case inLine(Range<Int>)
+        case unescaped([UInt8])
+    }
+
     /// Parses a string starting at its opening quote.
     mutating func parseString() throws(JSONParseError) -> String {
+        switch try parseStringContent() {
+        case .inLine(let range): String(decoding: UnsafeBufferPointer(rebasing: bytes[range]), as: UTF8.self)
+        case .unescaped(let scratch): String(decoding: scratch, as: UTF8.self)
+        }
+    }
+
+    /// Parses a string starting at its opening quote, for its UTF-8 bytes (no `String` is made).
+    mutating func parseStringBytes() throws(JSONParseError) -> [UInt8] {
+        switch try parseStringContent() {
+        case .inLine(let range): Array(UnsafeBufferPointer(rebasing: bytes[range]))
+        case .unescaped(let scratch): scratch
+        }
+    }
+
+    /// Whether `content` is the bytes of `literal`. For literals of ASCII letters, digits, `.`
+    /// and `_` this is what `String`'s `==` says too: no other character is canonically
+    /// equivalent to one of those.
+    func content(_ content: StringContent, is literal: StaticString) -> Bool {
+        let expected = UnsafeBufferPointer(start: literal.utf8Start, count: literal.utf8CodeUnitCount)
+        switch content {
+        case .inLine(let range): return UnsafeBufferPointer(rebasing: bytes[range]).elementsEqual(expected)
+        case .unescaped(let scratch): return scratch.elementsEqual(expected)
+        }
+    }
+
+    /// Parses a string starting at its opening quote; its validated content.
+    mutating func parseStringContent() throws(JSONParseError) -> StringContent {
         position += 1
         let start = position
         // Fast path: no escapes. Validates UTF-8 and control characters as it goes. Whole words
@@ -11,9 +45,8 @@ extension JSONParser {
         while position < bytes.count {
             let byte = bytes[position]
             if byte == UInt8(ascii: "\"") {
-                let string = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<position]), as: UTF8.self)
                 position += 1
-                return string
+                return .inLine(start..<(position - 1))
             }
             if byte == UInt8(ascii: "\\") { break }
             if byte >= 0x20 && byte < 0x80 {
@@ -31,7 +64,7 @@ extension JSONParser {
             let byte = bytes[position]
             if byte == UInt8(ascii: "\"") {
                 position += 1
-                return String(decoding: scratch, as: UTF8.self)
+                return .unescaped(scratch)
             }
             if byte == UInt8(ascii: "\\") {
                 try parseEscape(into: &scratch)

@@ -54,14 +54,15 @@ extension JSONParser {
         repeat {
             skipWhitespace()
             guard at(UInt8(ascii: "\"")) else { return nil }
-            let key = try parseString()
+            let key = try parseStringContent()
             skipWhitespace()
             guard take(UInt8(ascii: ":")) else { return nil }
             skipWhitespace()
-            switch key {
-            case "jsonrpc":
-                guard seen.first(.jsonrpc), at(UInt8(ascii: "\"")), try parseString() == "2.0" else { return nil }
-            case "id":
+            if content(key, is: "jsonrpc") {
+                guard seen.first(.jsonrpc), at(UInt8(ascii: "\"")), content(try parseStringContent(), is: "2.0") else {
+                    return nil
+                }
+            } else if content(key, is: "id") {
                 guard seen.first(.id) else { return nil }
                 if at(UInt8(ascii: "\"")) {
                     id = .string(try parseString())
@@ -70,16 +71,19 @@ extension JSONParser {
                     guard atNumber, case .integer(let value) = try parseNumber() else { return nil }
                     id = .int(value)
                 }
-            case "method":
+            } else if content(key, is: "method") {
                 guard seen.first(.method), at(UInt8(ascii: "\"")) else { return nil }
-                switch try parseString() {
-                case "transact": isTransact = true
-                case "write": isTransact = false
-                default: return nil
+                let name = try parseStringContent()
+                if content(name, is: "transact") {
+                    isTransact = true
+                } else if content(name, is: "write") {
+                    isTransact = false
+                } else {
+                    return nil
                 }
-            case "params":
+            } else if content(key, is: "params") {
                 guard seen.first(.params), try fastTransferParams(into: &transfer, seen: &seen) else { return nil }
-            default:
+            } else {
                 return nil
             }
             skipWhitespace()
@@ -104,33 +108,32 @@ extension JSONParser {
         repeat {
             skipWhitespace()
             guard at(UInt8(ascii: "\"")) else { return false }
-            let key = try parseString()
+            let key = try parseStringContent()
             skipWhitespace()
             guard take(UInt8(ascii: ":")) else { return false }
             skipWhitespace()
-            switch key {
-            case "device":
+            if content(key, is: "device") {
                 guard seen.first(.device), at(UInt8(ascii: "\"")) else { return false }
                 params.device = try parseString()
                 guard !params.device.isEmpty else { return false }
-            case "data":
+            } else if content(key, is: "data") {
                 guard seen.first(.data), at(UInt8(ascii: "\"")) else { return false }
-                params.data = Array(try parseString().utf8)
-            case "data_base64":
+                params.data = try parseStringBytes()
+            } else if content(key, is: "data_base64") {
                 guard seen.first(.dataBase64), at(UInt8(ascii: "\"")) else { return false }
                 guard let decoded = try? Base64.decode(try parseString()) else { return false }
                 params.data = decoded
-            case "timeout_ms":
+            } else if content(key, is: "timeout_ms") {
                 guard seen.first(.timeout), let ms = try fastMilliseconds(in: 1...ParamLimits.maxMilliseconds) else {
                     return false
                 }
                 params.timeoutMs = ms
-            case "wait_ms":
+            } else if content(key, is: "wait_ms") {
                 guard seen.first(.wait), let ms = try fastMilliseconds(in: 0...ParamLimits.maxMilliseconds) else {
                     return false
                 }
                 params.waitMs = ms
-            default:
+            } else {
                 return false
             }
             skipWhitespace()

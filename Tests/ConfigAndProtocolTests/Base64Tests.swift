@@ -26,6 +26,16 @@ struct Base64Tests {
         #expect(Base64.encodedString([0xFB, 0xFF]) == "+/8=")
     }
 
+    @Test("long inputs, across the encoder's 3 KiB chunks")
+    func acrossChunks() throws {
+        for length in [3_071, 3_072, 3_073, 3_074, 6_144, 6_145, 10_000] {
+            let bytes = (0..<length).map { UInt8(truncatingIfNeeded: $0 &* 131 &+ $0 >> 8) }
+            let encoded = Base64.encodedString(bytes)
+            #expect(encoded.utf8.count == (length + 2) / 3 * 4)
+            #expect(try Base64.decode(encoded) == bytes, "\(length) bytes")
+        }
+    }
+
     @Test("appended after what a buffer already holds, which stays as it was")
     func appendsAfterExistingBytes() throws {
         for length in 0...9 {
