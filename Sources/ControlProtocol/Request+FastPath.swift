@@ -48,49 +48,36 @@ extension JSONParser {
         var isTransact = false
         var transfer = TransferParams(device: "", data: [])
         skipWhitespace()
-        guard take(UInt8(ascii: "{")) else { return nil }
-        skipWhitespace()
-        if take(UInt8(ascii: "}")) { return nil }
-        repeat {
-            skipWhitespace()
-            guard at(UInt8(ascii: "\"")) else { return nil }
-            let key = try parseStringContent()
-            skipWhitespace()
-            guard take(UInt8(ascii: ":")) else { return nil }
-            skipWhitespace()
-            if content(key, is: "jsonrpc") {
-                guard seen.first(.jsonrpc), at(UInt8(ascii: "\"")), content(try parseStringContent(), is: "2.0") else {
-                    return nil
-                }
-            } else if content(key, is: "id") {
-                guard seen.first(.id) else { return nil }
-                if at(UInt8(ascii: "\"")) {
-                    id = .string(try parseString())
-                } else {
-                    // `parseNumber` expects a number to start here (its callers check).
-                    guard atNumber, case .integer(let value) = try parseNumber() else { return nil }
-                    id = .int(value)
-                }
-            } else if content(key, is: "method") {
-                guard seen.first(.method), at(UInt8(ascii: "\"")) else { return nil }
-                let name = try parseStringContent()
-                if content(name, is: "transact") {
-                    isTransact = true
-                } else if content(name, is: "write") {
-                    isTransact = false
-                } else {
-                    return nil
-                }
-            } else if content(key, is: "params") {
-                guard seen.first(.params), try fastTransferParams(into: &transfer, seen: &seen) else { return nil }
-            } else {
-                return nil
+        let accepted = try fastObject { (p: inout JSONParser, key) throws(JSONParseError) -> Bool in
+            if p.content(key, is: "jsonrpc") {
+                guard seen.first(.jsonrpc), p.at(UInt8(ascii: "\"")) else { return false }
+                return p.content(try p.parseStringContent(), is: "2.0")
             }
-            skipWhitespace()
-        } while take(UInt8(ascii: ","))
-        guard take(UInt8(ascii: "}")) else { return nil }
+            if p.content(key, is: "id") {
+                guard seen.first(.id) else { return false }
+                if p.at(UInt8(ascii: "\"")) {
+                    id = .string(try p.parseString())
+                    return true
+                }
+                // `parseNumber` expects a number to start here (its callers check).
+                guard p.atNumber, case .integer(let value) = try p.parseNumber() else { return false }
+                id = .int(value)
+                return true
+            }
+            if p.content(key, is: "method") {
+                guard seen.first(.method), p.at(UInt8(ascii: "\"")) else { return false }
+                let name = try p.parseStringContent()
+                isTransact = p.content(name, is: "transact")
+                return isTransact || p.content(name, is: "write")
+            }
+            if p.content(key, is: "params") {
+                guard seen.first(.params) else { return false }
+                return try p.fastTransferParams(into: &transfer, seen: &seen)
+            }
+            return false
+        }
         skipWhitespace()
-        guard position == bytes.count, seen.isSuperset(of: [.jsonrpc, .method, .params, .device]), let id,
+        guard accepted, position == bytes.count, seen.isSuperset(of: [.jsonrpc, .method, .params, .device]), let id,
             seen.contains(.data) != seen.contains(.dataBase64)
         else { return nil }
         return Request(id: id, method: isTransact ? .transact(transfer) : .write(transfer))
@@ -102,6 +89,48 @@ extension JSONParser {
         into params: inout TransferParams,
         seen: inout Seen
     ) throws(JSONParseError) -> Bool {
+        try fastObject { (p: inout JSONParser, key) throws(JSONParseError) -> Bool in
+            if p.content(key, is: "device") {
+                guard seen.first(.device), p.at(UInt8(ascii: "\"")) else { return false }
+                params.device = try p.parseString()
+                return !params.device.isEmpty
+            }
+            if p.content(key, is: "data") {
+                guard seen.first(.data), p.at(UInt8(ascii: "\"")) else { return false }
+                params.data = try p.parseStringBytes()
+                return true
+            }
+            if p.content(key, is: "data_base64") {
+                guard seen.first(.dataBase64), p.at(UInt8(ascii: "\"")),
+                    let decoded = try? Base64.decode(try p.parseString())
+                else { return false }
+                params.data = decoded
+                return true
+            }
+            if p.content(key, is: "timeout_ms") {
+                guard seen.first(.timeout), let ms = try p.fastMilliseconds(in: 1...ParamLimits.maxMilliseconds) else {
+                    return false
+                }
+                params.timeoutMs = ms
+                return true
+            }
+            if p.content(key, is: "wait_ms") {
+                guard seen.first(.wait), let ms = try p.fastMilliseconds(in: 0...ParamLimits.maxMilliseconds) else {
+                    return false
+                }
+                params.waitMs = ms
+                return true
+            }
+            return false
+        }
+    }
+
+    /// Reads the object that starts here, handing each member's key to `member` with the parser
+    /// at the member's value; `member` reads the value and says whether it is acceptable. True
+    /// for a well-formed object whose every member was accepted, false for anything else.
+    private mutating func fastObject(
+        _ member: (inout JSONParser, StringContent) throws(JSONParseError) -> Bool
+    ) throws(JSONParseError) -> Bool {
         guard take(UInt8(ascii: "{")) else { return false }
         skipWhitespace()
         if take(UInt8(ascii: "}")) { return true }
@@ -112,30 +141,7 @@ extension JSONParser {
             skipWhitespace()
             guard take(UInt8(ascii: ":")) else { return false }
             skipWhitespace()
-            if content(key, is: "device") {
-                guard seen.first(.device), at(UInt8(ascii: "\"")) else { return false }
-                params.device = try parseString()
-                guard !params.device.isEmpty else { return false }
-            } else if content(key, is: "data") {
-                guard seen.first(.data), at(UInt8(ascii: "\"")) else { return false }
-                params.data = try parseStringBytes()
-            } else if content(key, is: "data_base64") {
-                guard seen.first(.dataBase64), at(UInt8(ascii: "\"")) else { return false }
-                guard let decoded = try? Base64.decode(try parseString()) else { return false }
-                params.data = decoded
-            } else if content(key, is: "timeout_ms") {
-                guard seen.first(.timeout), let ms = try fastMilliseconds(in: 1...ParamLimits.maxMilliseconds) else {
-                    return false
-                }
-                params.timeoutMs = ms
-            } else if content(key, is: "wait_ms") {
-                guard seen.first(.wait), let ms = try fastMilliseconds(in: 0...ParamLimits.maxMilliseconds) else {
-                    return false
-                }
-                params.waitMs = ms
-            } else {
-                return false
-            }
+            guard try member(&self, key) else { return false }
             skipWhitespace()
         } while take(UInt8(ascii: ","))
         return take(UInt8(ascii: "}"))

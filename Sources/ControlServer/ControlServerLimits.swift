@@ -23,7 +23,8 @@ public struct ControlServerLimits: Sendable, Equatable {
     /// Request bytes read from all clients together in one turn of the loop (one wait for
     /// events). When they are spent, the other clients wait for the next turn, and the loop's
     /// other sources (the accessories, when the server shares the device loop) get theirs
-    /// first. One turn's parsing is so bounded by this plus one line completed in it.
+    /// first. One turn's parsing is so bounded by this, plus one line per client that it began
+    /// in an earlier turn. Each client reads at most its share (``InputBudget``).
     public var inputBytesPerTurn: Int
 
     public init(

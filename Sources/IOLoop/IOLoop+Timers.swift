@@ -31,13 +31,6 @@ extension IOLoop: TimerOwner {
 
     /// Fires the due timers of `mode`, at most `limit` of them. Returns how many fired.
     @discardableResult
-    func fireDueTimers(in mode: RunMode, limit: Int = 1024) -> Int {
-        guard let state = modeStateIfPresent(mode) else { return 0 }
-        return fireDueTimers(of: state, in: mode, limit: limit)
-    }
-
-    /// The same with the mode's state at hand (the run loop has it: no lookup per iteration).
-    @discardableResult
     func fireDueTimers(of state: ModeState, in mode: RunMode, limit: Int = 1024) -> Int {
         let nowNS = now.nanoseconds
         var fired = 0
