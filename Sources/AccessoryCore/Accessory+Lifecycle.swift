@@ -87,24 +87,28 @@ extension Accessory {
         }
     }
 
+    /// Bytes read from the device: to the raw session, the resync, or the framer.
+    private func received(_ bytes: [UInt8], reader: FrameReader) {
+        counters.bytesIn += UInt64(bytes.count)
+        if let raw = rawSession {
+            raw.origin.notify(line: bytes)
+            return
+        }
+        if let r = resync {
+            noteResyncBytes()
+            // While an abandoned answer is awaited, frame it to see where it ends.
+            if r.awaitingResponseUntil != nil { reader.receive(bytes) }
+            return
+        }
+        reader.receive(bytes)
+    }
+
     /// Wires a freshly opened stream to the framer and the state machine.
     private func attach(_ channel: StreamChannel, description: String) {
         let reader = FrameReader(framer: TransportMapping.framer(settings.framing), scheduler: loop)
         self.reader = reader
-        channel.onBytes = { [unowned self, unowned reader] bytes in
-            counters.bytesIn += UInt64(bytes.count)
-            if let raw = rawSession {
-                raw.origin.notify(line: bytes)
-                return
-            }
-            if let r = resync {
-                noteResyncBytes()
-                // While an abandoned answer is awaited, frame it to see where it ends.
-                if r.awaitingResponseUntil != nil { reader.receive(bytes) }
-                return
-            }
-            reader.receive(bytes)
-        }
+        // One method call a read: each use of an unowned capture costs a checked retain.
+        channel.onBytes = { [unowned self, unowned reader] bytes in received(bytes, reader: reader) }
         reader.onFrame = { [unowned self] frame in didReceive(frame: frame) }
         reader.onDropped = { [unowned self] error in
             counters.framesDropped += 1

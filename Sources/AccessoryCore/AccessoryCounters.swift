@@ -24,8 +24,8 @@ struct AccessoryCounters {
     private var latencies = [UInt32](repeating: 0, count: 1024)
     private var latencyCount = 0
 
-    mutating func recordLatency(_ d: Duration) {
-        let us = UInt32(clamping: Int(d.milliseconds * 1000))
+    mutating func recordLatency(nanoseconds: UInt64) {
+        let us = UInt32(clamping: nanoseconds / 1000)
         latencies[latencyCount % latencies.count] = us
         latencyCount += 1
     }

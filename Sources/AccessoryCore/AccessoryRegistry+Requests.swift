@@ -7,7 +7,13 @@ extension AccessoryRegistry {
     /// Handles one decoded request: hops to the device loop, answers through `origin` exactly once.
     /// Any thread.
     public func handle(_ request: Request, from origin: any RequestOrigin) {
-        loop.execute { [self] in handleOnLoop(request, from: origin) }
+        // Not `loop.execute`: its closure would be allocated even when it runs at once, and with
+        // the default thread layout this is called on the loop.
+        if loop.inLoop {
+            handleOnLoop(request, from: origin)
+        } else {
+            loop.perform { [self] in handleOnLoop(request, from: origin) }
+        }
     }
 
     /// A client disconnected: its queued requests are cancelled (the executing one is finished
@@ -16,7 +22,8 @@ extension AccessoryRegistry {
         loop.execute { [self] in
             let id = origin.clientID
             subscriptions[id] = nil
-            for op in (inflight.removeValue(forKey: id) ?? [:]).values {
+            for (key, op) in inflight where key.client == id {
+                inflight[key] = nil
                 op.onComplete = nil
                 if !op.accessory.unpark(op) { op.cancel() }
             }
@@ -119,7 +126,9 @@ extension AccessoryRegistry {
         case .attach(let p):
             submit(.attach, on: target!, timeoutMs: nil, waitMs: p.waitMs, id: id, origin: origin)
         case .cancel(let p):
-            guard let op = inflight[origin.clientID]?[p.id] else { return ok(CancelResult(cancelled: false)) }
+            guard let op = inflight[InflightKey(client: origin.clientID, id: p.id)] else {
+                return ok(CancelResult(cancelled: false))
+            }
             if op.accessory.unpark(op) {
                 op.replyWithoutRunning(.cancelled)
                 return ok(CancelResult(cancelled: true))
@@ -157,8 +166,8 @@ extension AccessoryRegistry {
         id: RequestID,
         origin: any RequestOrigin
     ) {
-        let client = origin.clientID
-        if inflight[client]?[id] != nil {
+        let key = InflightKey(client: origin.clientID, id: id)
+        if inflight[key] != nil {
             origin.respond(
                 id: id,
                 result: .failure(
@@ -167,14 +176,16 @@ extension AccessoryRegistry {
             )
             return
         }
-        let timeout = Duration.milliseconds(a.responseTimeoutMs(requested: timeoutMs.map(Int.init)))
-        let op = RequestOperation(accessory: a, kind: kind, timeout: timeout, requestID: id, origin: origin)
-        inflight[client, default: [:]][id] = op
-        op.onComplete = { [unowned self] op in
-            // The client's (now maybe empty) table stays until it leaves: a new one per request
-            // would be an allocation per request.
-            inflight[client]?[op.requestID] = nil
-        }
+        let timeoutMs = a.responseTimeoutMs(requested: timeoutMs.map(Int.init))
+        let op = RequestOperation(accessory: a, kind: kind, timeoutMs: timeoutMs, requestID: id, origin: origin)
+        inflight[key] = op
+        op.onComplete = { [unowned self] _ in inflight[key] = nil }
         a.submit(op, waitMs: waitMs.map(Int.init))
     }
+}
+
+/// Names a request in progress: request ids are each client's own, so both are needed. Device loop.
+struct InflightKey: Hashable {
+    let client: UInt64
+    let id: RequestID
 }

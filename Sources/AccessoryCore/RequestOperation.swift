@@ -34,15 +34,22 @@ final class RequestOperation: LoopOperation, @unchecked Sendable {  // @unchecke
         }
     }
 
+    /// Unowned: the accessory's queue holds its operations. Accessory has weak references (timer
+    /// closures), so each use of this is a checked retain through its side table (~100
+    /// instructions): methods that use it more than once take it once into a local.
     unowned let accessory: Accessory
     let kind: Kind
-    let responseTimeout: Duration
+    /// How long the answer may take, from when the request starts executing. Kept in
+    /// nanoseconds: instants are computed without `Duration`'s 128-bit math.
+    private let responseTimeoutNanoseconds: UInt64
+    var responseTimeout: Duration { .nanoseconds(Int64(clamping: responseTimeoutNanoseconds)) }
     let requestID: RequestID
     let origin: any RequestOrigin
     /// Called once when the operation has finished and replied (the registry forgets it).
     var onComplete: ((RequestOperation) -> Void)?
 
-    private var frames: [[UInt8]] = []
+    /// Kept as the result's type, so that replying makes no second array.
+    private var frames: [Frame] = []
     private var startedAt: LoopInstant?
     private var expired = false
     private var written = 0
@@ -52,10 +59,11 @@ final class RequestOperation: LoopOperation, @unchecked Sendable {  // @unchecke
     /// Whether the one response was the `cancelled` error (what a `cancel` of it reports).
     private(set) var answeredCancelled = false
 
-    init(accessory: Accessory, kind: Kind, timeout: Duration, requestID: RequestID, origin: any RequestOrigin) {
+    init(accessory: Accessory, kind: Kind, timeoutMs: Int, requestID: RequestID, origin: any RequestOrigin) {
         self.accessory = accessory
         self.kind = kind
-        self.responseTimeout = timeout
+        // Requests and the configuration allow at most a day; the clamp (35 years) only rules out overflow.
+        self.responseTimeoutNanoseconds = min(UInt64(clamping: timeoutMs), 1 << 40) * 1_000_000
         self.requestID = requestID
         self.origin = origin
         super.init(loop: accessory.loop)
@@ -64,6 +72,7 @@ final class RequestOperation: LoopOperation, @unchecked Sendable {  // @unchecke
     override var defaultName: String { "\(accessory.name).\(kind.methodName)#\(requestID)" }
 
     override func execute() {
+        let accessory = self.accessory
         guard accessory.state == .ready, let channel = accessory.channel, let reader = accessory.reader else {
             finish(
                 error: AccessoryError.unavailable(
@@ -74,7 +83,8 @@ final class RequestOperation: LoopOperation, @unchecked Sendable {  // @unchecke
             )
             return
         }
-        startedAt = loop.now
+        let startedAt = loop.now
+        self.startedAt = startedAt
         switch kind {
         case .transact(let payload), .write(let payload):
             do {
@@ -110,7 +120,7 @@ final class RequestOperation: LoopOperation, @unchecked Sendable {  // @unchecke
             return
         }
         accessory.claimant = self
-        if let deadline { accessory.watchResponseDeadline(deadline) }
+        accessory.watchResponseDeadline(LoopInstant(nanoseconds: startedAt.nanoseconds &+ responseTimeoutNanoseconds))
     }
 
     /// Offers an inbound frame; returns true if this request took it. Device loop.
@@ -120,11 +130,11 @@ final class RequestOperation: LoopOperation, @unchecked Sendable {  // @unchecke
         case .write, .attach:
             return false
         case .transact:
-            frames.append(frame)
+            frames.append(Frame(frame))
             if accessory.frameCompletes(frame) { finish() }
             return true
         case .read(let maxFrames):
-            frames.append(frame)
+            frames.append(Frame(frame))
             if frames.count >= maxFrames { finish() }
             return true
         }
@@ -159,7 +169,7 @@ final class RequestOperation: LoopOperation, @unchecked Sendable {  // @unchecke
     /// Device loop only.
     var deadline: LoopInstant? {
         guard state == .executing, let startedAt else { return nil }
-        return startedAt + responseTimeout
+        return LoopInstant(nanoseconds: startedAt.nanoseconds &+ responseTimeoutNanoseconds)
     }
 
     /// For a `transact` that has sent its frame and waits for the answer: when that answer is due.
@@ -182,6 +192,7 @@ final class RequestOperation: LoopOperation, @unchecked Sendable {  // @unchecke
     }
 
     override func willFinish(error: (any Error)?) {
+        let accessory = self.accessory
         if accessory.claimant === self { accessory.claimant = nil }
         accessory.requestFinished(self)
         reply(error: error)
@@ -195,12 +206,17 @@ final class RequestOperation: LoopOperation, @unchecked Sendable {  // @unchecke
     private func reply(error: (any Error)?) {
         guard !replied else { return }
         replied = true
-        let elapsed = startedAt.map { loop.now - $0 }
+        // Integer nanoseconds: Duration's arithmetic is 128-bit and cost ~900 instructions here.
+        let elapsedNanoseconds = startedAt.map { start in
+            let now = loop.now.nanoseconds
+            return now > start.nanoseconds ? now - start.nanoseconds : 0
+        }
         defer {
             onComplete?(self)
             onComplete = nil
         }
         if answeredAtStart { return }
+        let accessory = self.accessory
         // The counters are changed in place: a copy would duplicate their latency ring.
         if let error {
             let rpc = AccessoryError.rpcError(for: error)
@@ -214,18 +230,18 @@ final class RequestOperation: LoopOperation, @unchecked Sendable {  // @unchecke
             return
         }
         accessory.counters.requestsOK += 1
-        if let elapsed { accessory.counters.recordLatency(elapsed) }
-        let ms = Int64(elapsed.map { $0.milliseconds.rounded() } ?? 0)
+        if let elapsedNanoseconds { accessory.counters.recordLatency(nanoseconds: elapsedNanoseconds) }
+        let ms = Int64(((elapsedNanoseconds ?? 0) + 500_000) / 1_000_000)  // rounded
         switch kind {
         case .transact:
             origin.respond(
                 id: requestID,
-                result: .success(TransactResult(frames: frames.map(Frame.init), elapsedMs: ms))
+                result: .success(TransactResult(frames: frames, elapsedMs: ms))
             )
         case .write:
             origin.respond(id: requestID, result: .success(WriteResult(written: Int64(written))))
         case .read:
-            origin.respond(id: requestID, result: .success(ReadResult(frames: frames.map(Frame.init))))
+            origin.respond(id: requestID, result: .success(ReadResult(frames: frames)))
         case .attach:
             break  // Answered when it started.
         }

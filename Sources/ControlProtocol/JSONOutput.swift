@@ -4,6 +4,14 @@
 public protocol JSONEncodable {
     /// Appends this value's compact JSON text to `buffer`.
     func encodeJSON(into buffer: inout [UInt8])
+
+    /// About how many bytes ``encodeJSON(into:)`` appends, so that a response line is allocated
+    /// once (growing an array reallocates and copies). A guess, never a limit.
+    var encodedSizeEstimate: Int { get }
+}
+
+extension JSONEncodable {
+    public var encodedSizeEstimate: Int { 64 }
 }
 
 extension JSONValue: JSONEncodable {

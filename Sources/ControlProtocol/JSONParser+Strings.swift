@@ -1,3 +1,5 @@
+import Glibc
+
 /// String literals: the escape-free fast path, escapes, surrogate pairs, UTF-8 validation.
 extension JSONParser {
     /// A string literal's content: where it lies in the line (it had no escapes), or its bytes
@@ -27,11 +29,19 @@ extension JSONParser {
     /// and `_` this is what `String`'s `==` says too: no other character is canonically
     /// equivalent to one of those.
     func content(_ content: StringContent, is literal: StaticString) -> Bool {
-        let expected = UnsafeBufferPointer(start: literal.utf8Start, count: literal.utf8CodeUnitCount)
         switch content {
-        case .inLine(let range): return UnsafeBufferPointer(rebasing: bytes[range]).elementsEqual(expected)
-        case .unescaped(let scratch): return scratch.elementsEqual(expected)
+        case .inLine(let range): return Self.equal(UnsafeBufferPointer(rebasing: bytes[range]), literal)
+        case .unescaped(let scratch): return scratch.withUnsafeBufferPointer { Self.equal($0, literal) }
         }
+    }
+
+    /// Byte equality by `memcmp`: the generic `elementsEqual` walks both sides through
+    /// iterators, ~100 instructions for a short key, and keys are compared several times a request.
+    private static func equal(_ a: UnsafeBufferPointer<UInt8>, _ literal: StaticString) -> Bool {
+        let count = literal.utf8CodeUnitCount
+        guard a.count == count else { return false }
+        guard count > 0, let base = a.baseAddress else { return true }
+        return memcmp(base, literal.utf8Start, count) == 0
     }
 
     /// Parses a string starting at its opening quote; its validated content.

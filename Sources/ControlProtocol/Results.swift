@@ -11,6 +11,8 @@ public struct TransactResult: Sendable, Hashable, JSONEncodable {
         self.elapsedMs = elapsedMs
     }
 
+    public var encodedSizeEstimate: Int { framesSizeEstimate(frames) + 32 }
+
     public func encodeJSON(into buffer: inout [UInt8]) {
         JSONOutput.appendLiteral("{\"frames\":", to: &buffer)
         appendFrames(frames, to: &buffer)
@@ -32,6 +34,8 @@ public struct ReadResult: Sendable, Hashable, JSONEncodable {
     public var frames: [Frame]
 
     public init(frames: [Frame]) { self.frames = frames }
+
+    public var encodedSizeEstimate: Int { framesSizeEstimate(frames) + 16 }
 
     public func encodeJSON(into buffer: inout [UInt8]) {
         JSONOutput.appendLiteral("{\"frames\":", to: &buffer)
@@ -164,6 +168,12 @@ public struct DevicesListResult: Sendable, Hashable, JSONEncodable {
         for row in rows { devices.append(try DeviceSummary(json: row)) }
         self.devices = devices
     }
+}
+
+/// Each frame's text (up to 6 bytes a byte escaped, usually 1) and base64 (4 per 3), with the
+/// keys and punctuation.
+private func framesSizeEstimate(_ frames: [Frame]) -> Int {
+    frames.reduce(2) { $0 + $1.bytes.count * 3 + 32 }
 }
 
 private func appendFrames(_ frames: [Frame], to buffer: inout [UInt8]) {

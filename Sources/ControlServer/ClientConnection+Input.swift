@@ -149,10 +149,16 @@ extension ClientConnection {
     /// Pauses reading while too much output is queued, and asks for writability while anything
     /// is. Control loop only.
     func updateInterest() {
+        guard source != nil else { return }
+        updateInterest(queued: output.withLock { $0.queue.byteCount })
+    }
+
+    /// ``updateInterest()`` with the queued byte count the caller just read under the lock.
+    /// Control loop only.
+    func updateInterest(queued: Int) {
         guard let source else { return }
         let high = maxOutboundBytes / 2
         let low = maxOutboundBytes / 4
-        let queued = output.withLock { $0.queue.byteCount }
         if !readPaused && queued > high {
             readPaused = true
         } else if readPaused && queued <= low {

@@ -52,13 +52,14 @@ extension ClientConnection {
     /// Control loop only.
     func enqueue(_ line: [UInt8], isResponse: Bool, handedOver: Bool) {
         let open = phase != .closed && isOpen
-        let failure: CloseReason? = output.withLock { o in
+        // One lock: what is left queued after the write comes out with the outcome.
+        let (failure, queued): (CloseReason?, Int) = output.withLock { o in
             if handedOver { o.linesInFlight -= 1 }
             if isResponse { o.responseLeaving() }
-            guard open else { return nil }
+            guard open else { return (nil, 0) }
             let wasEmpty = o.queue.isEmpty
             o.queue.append(line)
-            return wasEmpty ? writeQueued(&o) : nil
+            return (wasEmpty ? writeQueued(&o) : nil, o.queue.byteCount)
         }
         guard open else {
             queuedBytes.wrappingSubtract(line.count, ordering: .relaxed)
@@ -68,7 +69,7 @@ extension ClientConnection {
             closeSoon(failure)
             return
         }
-        updateInterest()
+        updateInterest(queued: queued)
         if case .draining = phase, !idleCheckScheduled {
             idleCheckScheduled = true
             loop.perform {

@@ -126,7 +126,7 @@ public final class ClientConnection: @unchecked Sendable {  // @unchecked: vars 
     public func respond(id: RequestID, result: some JSONEncodable) {
         guard isOpen else { return }
         var line: [UInt8] = []
-        line.reserveCapacity(128)
+        line.reserveCapacity(64 + result.encodedSizeEstimate)  // the envelope, the result
         ResponseEncoder.success(id: id, result: result, into: &line)
         deliver(line, isResponse: true)
     }

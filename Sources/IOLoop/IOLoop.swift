@@ -49,6 +49,10 @@ public final class IOLoop: LoopScheduler, @unchecked Sendable {
     // MARK: cross-thread state
 
     let pending = Locked(PendingQueue())
+    /// True while `pending.items` may be non-empty: set under the lock by producers, cleared under
+    /// it by the loop, read without it so that the loop takes the lock only when there is
+    /// something to take.
+    let crossThreadPending = Atomic<Bool>(false)
     let wakeFD: CInt
     let stopRequested = Atomic<Bool>(false)
     let shutdownRequested = Atomic<Bool>(false)
@@ -65,6 +69,12 @@ public final class IOLoop: LoopScheduler, @unchecked Sendable {
 
     var ready: [PerformItem] = []
     var readyIndex = 0
+    /// Items performed from the loop thread itself, queued without the lock (the default thread
+    /// layout performs several per request). Causal order with other threads' items holds: a
+    /// local enqueue first moves in whatever other threads queued before it (see `enqueue`).
+    var localItems: [PerformItem] = []
+    /// Set with `pending.closed`, read without the lock by loop-thread producers.
+    var localClosed = false
     final class ModeState {
         /// The epoll descriptor's number (owned by `epoll`), readable without consuming it.
         let epfd: CInt
@@ -196,16 +206,22 @@ public final class IOLoop: LoopScheduler, @unchecked Sendable {
 
     @discardableResult
     func enqueue(_ item: PerformItem) -> Bool {
-        let fromLoop = inLoop
+        if inLoop {
+            if localClosed { return false }
+            // Items other threads queued before this one must run before it: move them in first.
+            if crossThreadPending.load(ordering: .acquiring) { takeCrossThreadItems(into: &localItems) }
+            localItems.append(item)
+            return true
+        }
         return pending.withLock { q in
             if q.closed { return false }
             let wasEmpty = q.items.isEmpty
             q.items.append(item)
+            crossThreadPending.store(true, ordering: .releasing)
             // The write is under the lock so that it can never race with the loop closing the
             // eventfd at shutdown. It happens once per empty→non-empty transition, so the cost is
-            // paid by the first producer of a burst only. From the loop thread no wake-up is
-            // needed: the loop checks the queue before it next waits.
-            if wasEmpty && !fromLoop {
+            // paid by the first producer of a burst only.
+            if wasEmpty {
                 wakeups.add(1, ordering: .relaxed)
                 try? EventFD.signal(wakeFD)
             }
@@ -213,9 +229,22 @@ public final class IOLoop: LoopScheduler, @unchecked Sendable {
         }
     }
 
+    /// Appends what other threads have queued to `items`. Loop thread only.
+    private func takeCrossThreadItems(into items: inout [PerformItem]) {
+        pending.withLock { q in
+            if items.isEmpty {
+                swap(&q.items, &items)  // O(1), and both keep capacity
+            } else {
+                items.append(contentsOf: q.items)
+                q.items.removeAll(keepingCapacity: true)
+            }
+            crossThreadPending.store(false, ordering: .releasing)
+        }
+    }
+
     /// Whether perform blocks are waiting to run. Loop thread only.
     var hasPendingWork: Bool {
-        readyIndex < ready.count || !pending.withLock { $0.items.isEmpty }
+        readyIndex < ready.count || !localItems.isEmpty || crossThreadPending.load(ordering: .acquiring)
     }
 
     /// Runs up to `limit` queued items. Returns how many ran.
@@ -224,10 +253,12 @@ public final class IOLoop: LoopScheduler, @unchecked Sendable {
         var ran = 0
         while ran < limit {
             if readyIndex == ready.count {
-                // Swap the producer's buffer for our drained one: O(1), and both keep capacity.
+                // Refill in causal order: the loop's own items (which already hold whatever other
+                // threads queued before them), then other threads' later ones.
                 ready.removeAll(keepingCapacity: true)
                 readyIndex = 0
-                pending.withLock { swap(&$0.items, &ready) }
+                swap(&localItems, &ready)
+                if crossThreadPending.load(ordering: .acquiring) { takeCrossThreadItems(into: &ready) }
                 if ready.isEmpty { break }
             }
             let item = ready[readyIndex]
@@ -295,6 +326,7 @@ public final class IOLoop: LoopScheduler, @unchecked Sendable {
             if n == 0 { break }
         }
         pending.withLock { $0.closed = true }
+        localClosed = true
         ran += runPerformBatch(limit: Int.max)
         finalDrainCount.store(ran, ordering: .releasing)
         for (_, s) in sources { s.cancelAndTakeDescriptor()?.close() }

@@ -64,6 +64,32 @@ struct PerformTests {
         #expect(loop.wakeupWriteCount == 0, "no eventfd write is needed from the loop thread")
     }
 
+    @Test("blocks from the loop thread and from others run in the order their perform calls happened")
+    func loopAndOtherThreadsKeepOneOrder() throws {
+        // The loop thread queues without the lock (a queue of its own); this checks that the two
+        // queues still make one order. Each step happens after the one before (joined threads).
+        let loop = try IOLoop.forCurrentThread()
+        defer { loop.shutdown() }
+        var order: [String] = []
+        let record = UnsafeSendable(value: { (s: String) in order.append(s) })
+        @Sendable func fromOtherThread(_ name: String) {
+            TestThread { loop.perform { record.value(name) } }.join()
+        }
+        fromOtherThread("other-1")
+        loop.perform { record.value("loop-1") }
+        fromOtherThread("other-2")
+        fromOtherThread("other-3")
+        loop.perform { record.value("loop-2") }
+        loop.perform {
+            record.value("loop-3")
+            // Queued while the batch runs: after everything queued before, in both queues.
+            fromOtherThread("other-4")
+            loop.perform { record.value("loop-4") }
+        }
+        loop.run(while: { order.count < 8 })
+        #expect(order == ["other-1", "loop-1", "other-2", "other-3", "loop-2", "loop-3", "other-4", "loop-4"])
+    }
+
     @Test("a flood of self-performing blocks does not starve a timer (bounded batch per tick)")
     func boundedBatchKeepsTimersAlive() throws {
         let loop = try IOLoop.forCurrentThread()

@@ -18,6 +18,8 @@ public final class FrameReader: @unchecked Sendable {  // @unchecked: all mutabl
     public var onDropped: ((FramingError) -> Void)?
 
     private let scheduler: any LoopScheduler
+    /// The events of one read, kept between reads for its storage.
+    private var reusableEvents: [FramerEvent] = []
     private var timer: LoopTimer?
     private var timerDeadline: LoopInstant?
 
@@ -32,8 +34,13 @@ public final class FrameReader: @unchecked Sendable {  // @unchecked: all mutabl
 
     /// Feeds received bytes. Loop thread only.
     public func receive(_ bytes: [UInt8]) {
-        let events = framer.ingest(bytes, at: scheduler.now)
+        // Taken out while delivering: a frame's handler may feed this reader again.
+        var events = reusableEvents
+        reusableEvents = []
+        framer.ingest(bytes, at: scheduler.now, into: &events)
         deliver(events)
+        events.removeAll(keepingCapacity: true)
+        reusableEvents = events
         armTimer()
     }
 
@@ -62,8 +69,15 @@ public final class FrameReader: @unchecked Sendable {  // @unchecked: all mutabl
         }
     }
 
+    /// The framer's deadline, read in place: reading a property of the existential copies the
+    /// whole framer (its buffers retained and released) on every read.
+    private var idleDeadline: LoopInstant? {
+        func read<F: Framer>(_ f: inout F) -> LoopInstant? { f.idleDeadline }
+        return read(&framer)
+    }
+
     private func armTimer() {
-        guard let deadline = framer.idleDeadline else { return cancelTimer() }
+        guard let deadline = idleDeadline else { return cancelTimer() }
         if let armed = timerDeadline, timer?.isValid == true, armed <= deadline { return }
         cancelTimer()
         timerDeadline = deadline

@@ -37,6 +37,11 @@ public struct LineFramer: Framer {
 
     public mutating func ingest(_ bytes: [UInt8], at now: LoopInstant) -> [FramerEvent] {
         var events: [FramerEvent] = []
+        ingest(bytes, at: now, into: &events)
+        return events
+    }
+
+    public mutating func ingest(_ bytes: [UInt8], at now: LoopInstant, into events: inout [FramerEvent]) {
         buffer.append(contentsOf: bytes)
         var start = 0  // beginning of the current line in `buffer`
         let d = delimiter.count
@@ -67,7 +72,6 @@ public struct LineFramer: Framer {
             buffer.removeFirst(buffer.count - Swift.min(buffer.count, d - 1))
             scanFrom = 0
         }
-        return events
     }
 
     /// Where the next delimiter in `buffer` begins, at or after `from`; nil if none is complete.
