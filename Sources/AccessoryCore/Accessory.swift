@@ -68,6 +68,9 @@ public final class Accessory: @unchecked Sendable {  // @unchecked: all mutable 
     /// Told when the accessory may have become idle (a request finished, a resync ended, the
     /// lock was released): a reload waiting for it can apply. Device loop.
     var onMaybeIdle: ((Accessory) -> Void)?
+    /// Told when one of its requests has been answered (the registry forgets it). Set once, not
+    /// per request: a closure per request was an allocation per request. Device loop.
+    var onRequestCompleted: ((RequestOperation) -> Void)?
     /// Log lines. Device loop.
     var log: (LogLevel, String) -> Void = { _, _ in }
 

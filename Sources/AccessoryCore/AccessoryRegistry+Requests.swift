@@ -24,7 +24,6 @@ extension AccessoryRegistry {
             subscriptions[id] = nil
             for (key, op) in inflight where key.client == id {
                 inflight[key] = nil
-                op.onComplete = nil
                 if !op.accessory.unpark(op) { op.cancel() }
             }
             for a in accessories { a.clientLeft(id) }
@@ -39,7 +38,7 @@ extension AccessoryRegistry {
         // Every method that names an accessory: it must exist, and the caller must be allowed.
         var target: Accessory?
         if let name = request.method.device {
-            guard let a = byName[name] else { return fail(.unknownDevice(name)) }
+            guard let a = lookUp(name) else { return fail(.unknownDevice(name)) }
             guard a.access.allows(uid: origin.uid, gid: origin.gid, groups: origin.groups) else {
                 return fail(.permissionDenied(device: name))
             }
@@ -178,8 +177,7 @@ extension AccessoryRegistry {
         }
         let timeoutMs = a.responseTimeoutMs(requested: timeoutMs.map(Int.init))
         let op = RequestOperation(accessory: a, kind: kind, timeoutMs: timeoutMs, requestID: id, origin: origin)
-        inflight[key] = op
-        op.onComplete = { [unowned self] _ in inflight[key] = nil }
+        inflight[key] = op  // until answered: the accessory's `onRequestCompleted`
         a.submit(op, waitMs: waitMs.map(Int.init))
     }
 }
@@ -188,4 +186,15 @@ extension AccessoryRegistry {
 struct InflightKey: Hashable {
     let client: UInt64
     let id: RequestID
+
+    /// An integer id (the usual kind) is mixed with the client into one word: one value to hash
+    /// instead of three (client, case, payload), with equality still comparing both.
+    func hash(into hasher: inout Hasher) {
+        switch id {
+        case .int(let value): hasher.combine(client &* 0x9E37_79B9_7F4A_7C15 ^ UInt64(bitPattern: value))
+        case .string(let value):
+            hasher.combine(client)
+            hasher.combine(value)
+        }
+    }
 }

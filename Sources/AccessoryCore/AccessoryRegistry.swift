@@ -20,7 +20,13 @@ public final class AccessoryRegistry: @unchecked Sendable {  // @unchecked: muta
     var limits: Limits
     /// In configuration order.
     public internal(set) var accessories: [Accessory] = []
-    var byName: [String: Accessory] = [:]
+    var byName: [String: Accessory] = [:] {
+        didSet { lastLookup = nil }
+    }
+    /// The accessory found by the last ``lookUp(_:)``: clients send request after request
+    /// to one accessory, and comparing its name costs less than hashing it. Any change to
+    /// `byName` forgets it.
+    private var lastLookup: Accessory?
     var subscriptions: [UInt64: Subscription] = [:]
     /// `device.data` lines not yet sent, per subscribed client: sent together once the frames of
     /// the current read are handed out, one write per read instead of one per frame.
@@ -97,6 +103,21 @@ public final class AccessoryRegistry: @unchecked Sendable {  // @unchecked: muta
             subscriptions[origin.clientID] = nil
         }
         a.onMaybeIdle = { [unowned self] a in applyPendingChange(to: a) }
+        a.onRequestCompleted = { [unowned self] op in forget(op) }
+    }
+
+    /// The accessory named `name`, if any. Device loop.
+    func lookUp(_ name: String) -> Accessory? {
+        if let last = lastLookup, last.name == name { return last }
+        lastLookup = byName[name]
+        return lastLookup
+    }
+
+    /// A request answered: it leaves the in-flight table. Device loop.
+    private func forget(_ op: RequestOperation) {
+        let key = InflightKey(client: op.origin.clientID, id: op.requestID)
+        // Only this operation's own entry (always so: a duplicate id is refused at submission).
+        if let entry = inflight.removeValue(forKey: key), entry !== op { inflight[key] = entry }
     }
 
     /// Closes every accessory; what is still queued fails with `device unavailable`. Device loop.

@@ -45,7 +45,7 @@ final class RequestOperation: LoopOperation, @unchecked Sendable {  // @unchecke
     var responseTimeout: Duration { .nanoseconds(Int64(clamping: responseTimeoutNanoseconds)) }
     let requestID: RequestID
     let origin: any RequestOrigin
-    /// Called once when the operation has finished and replied (the registry forgets it).
+    /// Called once when the operation has finished and replied (a `cancel` waiting to answer).
     var onComplete: ((RequestOperation) -> Void)?
 
     /// Kept as the result's type, so that replying makes no second array.
@@ -211,12 +211,13 @@ final class RequestOperation: LoopOperation, @unchecked Sendable {  // @unchecke
             let now = loop.now.nanoseconds
             return now > start.nanoseconds ? now - start.nanoseconds : 0
         }
+        let accessory = self.accessory
         defer {
+            accessory.onRequestCompleted?(self)
             onComplete?(self)
             onComplete = nil
         }
         if answeredAtStart { return }
-        let accessory = self.accessory
         // The counters are changed in place: a copy would duplicate their latency ring.
         if let error {
             let rpc = AccessoryError.rpcError(for: error)

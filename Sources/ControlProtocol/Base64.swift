@@ -43,8 +43,10 @@ public enum Base64 {
         }
     }
 
-    /// Input bytes encoded per chunk (a multiple of 3), and the characters they make.
-    private static let chunkInput = 3 * 1024
+    /// Input bytes encoded per chunk (a multiple of 3), and the characters they make: at most
+    /// 1,024, the most `withUnsafeTemporaryAllocation` puts on the stack (with 4 KiB it called
+    /// `posix_memalign` and `free` for every frame).
+    private static let chunkInput = 3 * 256
     private static let chunkOutput = chunkInput / 3 * 4
 
     static let alphabet: StaticString = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"

@@ -48,10 +48,10 @@ extension JSONParser {
     mutating func parseStringContent() throws(JSONParseError) -> StringContent {
         position += 1
         let start = position
-        // Fast path: no escapes. Validates UTF-8 and control characters as it goes. Whole words
-        // of plain ASCII are skipped eight bytes at a time at the start and after each non-ASCII
-        // character (short strings, the keys, go byte by byte).
-        position = JSONStringScan.plainWordsEnd(in: bytes, from: position)
+        // Fast path: no escapes. Validates UTF-8 and control characters as it goes. Plain ASCII
+        // is crossed eight bytes at a time, to the first byte that needs a look (for a key, the
+        // closing quote, in one step).
+        position = JSONStringScan.firstNonPlain(in: bytes, from: position)
         while position < bytes.count {
             let byte = bytes[position]
             if byte == UInt8(ascii: "\"") {
@@ -59,12 +59,8 @@ extension JSONParser {
                 return .inLine(start..<(position - 1))
             }
             if byte == UInt8(ascii: "\\") { break }
-            if byte >= 0x20 && byte < 0x80 {
-                position += 1
-                continue
-            }
             try advanceOverStringByte(byte)
-            position = JSONStringScan.plainWordsEnd(in: bytes, from: position)
+            position = JSONStringScan.firstNonPlain(in: bytes, from: position)
         }
         guard position < bytes.count else { throw unexpected("'\"' to end the string") }
         var scratch: [UInt8] = []

@@ -24,6 +24,45 @@ enum JSONStringScan {
         return index
     }
 
+    /// The index of the first byte at or after `start` that is not plain, or `bytes.count` if
+    /// there is none. Unlike ``plainWordsEnd(in:from:)`` it finds the byte inside its word (the
+    /// lowest flagged byte of the word's mask is exact), so a short string, a key, is crossed in
+    /// one step instead of byte by byte.
+    @inline(__always)
+    static func firstNonPlain(in bytes: UnsafeBufferPointer<UInt8>, from start: Int) -> Int {
+        guard let base = bytes.baseAddress else { return start }
+        var index = start
+        let count = bytes.count
+        while index + 8 <= count {
+            let mask = nonPlainMask(UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self))
+            if mask != 0 { return index + mask.trailingZeroBitCount / 8 }
+            index += 8
+        }
+        while index < count {
+            let byte = base[index]
+            if byte < 0x20 || byte >= 0x80 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") { return index }
+            index += 1
+        }
+        return count
+    }
+
+    /// The high bit of each byte of `word` that is not plain, and possibly of bytes above such a
+    /// byte (a borrow spreads only upwards, from a byte that really is flagged): on a
+    /// little-endian load the lowest set bit marks the first non-plain byte exactly.
+    @inline(__always)
+    static func nonPlainMask(_ word: UInt64) -> UInt64 {
+        let nonASCII = word & highBits
+        let control = (word &- 0x2020_2020_2020_2020) & ~word & highBits
+        let quote = zeroBytes(word ^ 0x2222_2222_2222_2222)
+        let backslash = zeroBytes(word ^ 0x5C5C_5C5C_5C5C_5C5C)
+        return nonASCII | control | quote | backslash
+    }
+
+    @inline(__always)
+    private static func zeroBytes(_ word: UInt64) -> UInt64 {
+        (word &- ones) & ~word & highBits
+    }
+
     private static let ones: UInt64 = 0x0101_0101_0101_0101
     private static let highBits: UInt64 = 0x8080_8080_8080_8080
 
