@@ -8,14 +8,19 @@
 public enum Base64 {
     /// Appends the encoding of `bytes` to `buffer`.
     public static func encode(_ bytes: UnsafeBufferPointer<UInt8>, into buffer: inout [UInt8]) {
-        // Encoded a chunk at a time into a stack buffer and appended with one copy (filling the
-        // array with zeros first and overwriting them cost more than the encoding).
+        encode(bytes, to: &buffer)
+    }
+
+    /// The encoding of `bytes`, written to any sink a chunk at a time (for an array, through a
+    /// stack buffer and one copy: filling the array with zeros first and overwriting them cost
+    /// more than the encoding).
+    static func encode(_ bytes: UnsafeBufferPointer<UInt8>, to sink: inout some JSONSink) {
         var index = 0
-        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: chunkOutput) { scratch in
-            pairs.withUnsafeBufferPointer { pairs in
-                let out = UnsafeMutableRawPointer(scratch.baseAddress!)
-                while index < bytes.count {
-                    let end = min(bytes.count, index + chunkInput)
+        pairs.withUnsafeBufferPointer { pairs in
+            while index < bytes.count {
+                let end = min(bytes.count, index + chunkInput)
+                sink.withUnsafeOutput(maxCount: encodedCount(end - index)) { scratch in
+                    let out = UnsafeMutableRawPointer(scratch)
                     var written = 0
                     // Two output characters per lookup: each 12 bits of input name a pair.
                     while index + 3 <= end {
@@ -37,17 +42,19 @@ public enum Base64 {
                         written += 4
                         index = end
                     }
-                    buffer.append(contentsOf: UnsafeBufferPointer(rebasing: scratch[..<written]))
+                    return written
                 }
             }
         }
     }
 
-    /// Input bytes encoded per chunk (a multiple of 3), and the characters they make: at most
-    /// 1,024, the most `withUnsafeTemporaryAllocation` puts on the stack (with 4 KiB it called
+    /// Characters in the encoding of `count` bytes.
+    static func encodedCount(_ count: Int) -> Int { (count + 2) / 3 * 4 }
+
+    /// Input bytes encoded per chunk (a multiple of 3): they make at most 1,024 characters, the
+    /// most `withUnsafeTemporaryAllocation` puts on the stack (with 4 KiB it called
     /// `posix_memalign` and `free` for every frame).
     private static let chunkInput = 3 * 256
-    private static let chunkOutput = chunkInput / 3 * 4
 
     static let alphabet: StaticString = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
 

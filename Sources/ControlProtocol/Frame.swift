@@ -36,19 +36,25 @@ public struct Frame: Sendable, Hashable, JSONEncodable {
 
     /// Appends `"data_base64":"…"` and, if valid UTF-8, `,"data":"…"`.
     static func appendMembers(of bytes: some Collection<UInt8>, to buffer: inout [UInt8]) {
-        if bytes.withContiguousStorageIfAvailable({ appendMembers(of: $0, to: &buffer) }) == nil {
-            Array(bytes).withUnsafeBufferPointer { appendMembers(of: $0, to: &buffer) }
+        if bytes.withContiguousStorageIfAvailable({ writeMembers(of: $0, to: &buffer) }) == nil {
+            Array(bytes).withUnsafeBufferPointer { writeMembers(of: $0, to: &buffer) }
         }
     }
 
-    static func appendMembers(of bytes: UnsafeBufferPointer<UInt8>, to buffer: inout [UInt8]) {
-        JSONOutput.appendLiteral("\"data_base64\":\"", to: &buffer)
-        Base64.encode(bytes, into: &buffer)
+    static func writeMembers(of bytes: UnsafeBufferPointer<UInt8>, to buffer: inout some JSONSink) {
+        buffer.append("\"data_base64\":\"")
+        Base64.encode(bytes, to: &buffer)
         buffer.append(UInt8(ascii: "\""))
         if UTF8Validation.firstInvalidOffset(in: bytes) == nil {
-            JSONOutput.appendLiteral(",\"data\":", to: &buffer)
-            JSONOutput.appendEscaped(utf8: bytes, to: &buffer)
+            buffer.append(",\"data\":")
+            JSONOutput.writeEscaped(utf8: bytes, to: &buffer)
         }
+    }
+
+    /// The most bytes the frame object of `count` bytes takes: base64, the text escaped (at most
+    /// six bytes a byte), keys and punctuation.
+    static func maxEncodedCount(_ count: Int) -> Int {
+        Base64.encodedCount(count) + 6 * count + 32
     }
 
     /// Decodes a frame object (client side): `data_base64` is authoritative; `data`, if

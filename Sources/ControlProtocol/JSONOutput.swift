@@ -5,13 +5,25 @@ public protocol JSONEncodable {
     /// Appends this value's compact JSON text to `buffer`.
     func encodeJSON(into buffer: inout [UInt8])
 
-    /// About how many bytes ``encodeJSON(into:)`` appends, so that a response line is allocated
-    /// once (growing an array reallocates and copies). A guess, never a limit.
-    var encodedSizeEstimate: Int { get }
+    /// The most bytes ``encodeJSON(into:)`` can write, if the type knows it (nil, the default,
+    /// if not). With a bound, a response line is allocated once, at that size, and written with
+    /// a ``JSONWriter`` (``ResponseEncoder/successLine(id:result:)``).
+    var encodedSizeBound: Int? { get }
+
+    /// Writes this value's compact JSON text; called only for a type with an
+    /// ``encodedSizeBound``, with at least that much room. The default encodes into an array and
+    /// copies it.
+    func encodeJSON(into writer: inout JSONWriter)
 }
 
 extension JSONEncodable {
-    public var encodedSizeEstimate: Int { 64 }
+    public var encodedSizeBound: Int? { nil }
+
+    public func encodeJSON(into writer: inout JSONWriter) {
+        var bytes: [UInt8] = []
+        encodeJSON(into: &bytes)
+        bytes.withUnsafeBufferPointer { writer.append(contentsOf: $0) }
+    }
 }
 
 extension JSONValue: JSONEncodable {
@@ -92,20 +104,30 @@ public enum JSONOutput {
 
     /// Appends a decimal integer.
     public static func appendInteger(_ value: Int64, to buffer: inout [UInt8]) {
+        writeInteger(value, to: &buffer)
+    }
+
+    /// Writes a decimal integer to any sink (at most 20 bytes).
+    static func writeInteger(_ value: Int64, to sink: inout some JSONSink) {
         if value >= 0 && value < 10 {
-            buffer.append(UInt8(ascii: "0") + UInt8(value))
+            sink.append(UInt8(ascii: "0") + UInt8(value))
             return
         }
-        var magnitude = value.magnitude
-        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { digits in
-            var index = 20
-            while magnitude > 0 {
-                index -= 1
-                digits[index] = UInt8(ascii: "0") + UInt8(magnitude % 10)
+        sink.withUnsafeOutput(maxCount: 20) { out in
+            var digits = 0
+            var rest = value.magnitude
+            while rest > 0 {
+                digits += 1
+                rest /= 10
+            }
+            let sign = value < 0 ? 1 : 0
+            if value < 0 { out[0] = UInt8(ascii: "-") }
+            var magnitude = value.magnitude
+            for index in stride(from: sign + digits - 1, through: sign, by: -1) {
+                out[index] = UInt8(ascii: "0") + UInt8(magnitude % 10)
                 magnitude /= 10
             }
-            if value < 0 { buffer.append(UInt8(ascii: "-")) }
-            buffer.append(contentsOf: UnsafeBufferPointer(rebasing: digits[index..<20]))
+            return sign + digits
         }
     }
 
@@ -119,6 +141,11 @@ public enum JSONOutput {
     /// Callers check validity first (``UTF8Validation``); invalid bytes would make invalid output.
     static func appendEscaped(utf8 bytes: UnsafeBufferPointer<UInt8>, to buffer: inout [UInt8]) {
         buffer.reserveCapacity(buffer.count + bytes.count + 2)
+        writeEscaped(utf8: bytes, to: &buffer)
+    }
+
+    /// ``appendEscaped(utf8:to:)`` to any sink: at most six bytes a byte, and the two quotes.
+    static func writeEscaped(utf8 bytes: UnsafeBufferPointer<UInt8>, to buffer: inout some JSONSink) {
         buffer.append(UInt8(ascii: "\""))
         var runStart = 0
         // Whole words that need no escape are skipped eight bytes at a time, at the start and

@@ -49,11 +49,11 @@ extension JSONParser {
         var transfer = TransferParams(device: "", data: [])
         skipWhitespace()
         let accepted = try fastObject { (p: inout JSONParser, key) throws(JSONParseError) -> Bool in
-            if p.content(key, is: "jsonrpc") {
+            if p.key(key, is: KeyWord.jsonrpc, "jsonrpc") {
                 guard seen.first(.jsonrpc), p.at(UInt8(ascii: "\"")) else { return false }
                 return p.content(try p.parseStringContent(), is: "2.0")
             }
-            if p.content(key, is: "id") {
+            if p.key(key, is: KeyWord.id, "id") {
                 guard seen.first(.id) else { return false }
                 if p.at(UInt8(ascii: "\"")) {
                     id = .string(try p.parseString())
@@ -64,13 +64,13 @@ extension JSONParser {
                 id = .int(value)
                 return true
             }
-            if p.content(key, is: "method") {
+            if p.key(key, is: KeyWord.method, "method") {
                 guard seen.first(.method), p.at(UInt8(ascii: "\"")) else { return false }
                 let name = try p.parseStringContent()
                 isTransact = p.content(name, is: "transact")
                 return isTransact || p.content(name, is: "write")
             }
-            if p.content(key, is: "params") {
+            if p.key(key, is: KeyWord.params, "params") {
                 guard seen.first(.params) else { return false }
                 return try p.fastTransferParams(into: &transfer, seen: &seen)
             }
@@ -90,31 +90,31 @@ extension JSONParser {
         seen: inout Seen
     ) throws(JSONParseError) -> Bool {
         try fastObject { (p: inout JSONParser, key) throws(JSONParseError) -> Bool in
-            if p.content(key, is: "device") {
+            if p.key(key, is: KeyWord.device, "device") {
                 guard seen.first(.device), p.at(UInt8(ascii: "\"")) else { return false }
                 params.device = try p.parseString()
                 return !params.device.isEmpty
             }
-            if p.content(key, is: "data") {
+            if p.key(key, is: KeyWord.data, "data") {
                 guard seen.first(.data), p.at(UInt8(ascii: "\"")) else { return false }
                 params.data = try p.parseStringBytes()
                 return true
             }
-            if p.content(key, is: "data_base64") {
+            if p.key(key, is: KeyWord.long, "data_base64") {
                 guard seen.first(.dataBase64), p.at(UInt8(ascii: "\"")),
                     let decoded = try? Base64.decode(try p.parseString())
                 else { return false }
                 params.data = decoded
                 return true
             }
-            if p.content(key, is: "timeout_ms") {
+            if p.key(key, is: KeyWord.long, "timeout_ms") {
                 guard seen.first(.timeout), let ms = try p.fastMilliseconds(in: 1...ParamLimits.maxMilliseconds) else {
                     return false
                 }
                 params.timeoutMs = ms
                 return true
             }
-            if p.content(key, is: "wait_ms") {
+            if p.key(key, is: KeyWord.waitMs, "wait_ms") {
                 guard seen.first(.wait), let ms = try p.fastMilliseconds(in: 0...ParamLimits.maxMilliseconds) else {
                     return false
                 }
@@ -129,7 +129,7 @@ extension JSONParser {
     /// at the member's value; `member` reads the value and says whether it is acceptable. True
     /// for a well-formed object whose every member was accepted, false for anything else.
     private mutating func fastObject(
-        _ member: (inout JSONParser, StringContent) throws(JSONParseError) -> Bool
+        _ member: (inout JSONParser, FastKey) throws(JSONParseError) -> Bool
     ) throws(JSONParseError) -> Bool {
         guard take(UInt8(ascii: "{")) else { return false }
         skipWhitespace()
@@ -137,7 +137,7 @@ extension JSONParser {
         repeat {
             skipWhitespace()
             guard at(UInt8(ascii: "\"")) else { return false }
-            let key = try parseStringContent()
+            let key = try fastKey()
             skipWhitespace()
             guard take(UInt8(ascii: ":")) else { return false }
             skipWhitespace()
@@ -145,6 +145,38 @@ extension JSONParser {
             skipWhitespace()
         } while take(UInt8(ascii: ","))
         return take(UInt8(ascii: "}"))
+    }
+
+    /// A member's key: up to eight plain bytes as one word (read in one step, compared in one),
+    /// or any other string's content.
+    fileprivate enum FastKey {
+        case word(UInt64)
+        case content(StringContent)
+    }
+
+    /// The key whose opening quote is here. Reads an eight-byte window: if its first byte that
+    /// is not plain ASCII is the closing quote, the key is the bytes before it (what
+    /// ``parseStringContent()`` would answer for them); otherwise the string is parsed.
+    private mutating func fastKey() throws(JSONParseError) -> FastKey {
+        let start = position + 1
+        if start + 8 <= bytes.count, let base = bytes.baseAddress {
+            let window = UnsafeRawPointer(base + start).loadUnaligned(as: UInt64.self)
+            let mask = JSONStringScan.nonPlainMask(window)
+            let length = mask.trailingZeroBitCount / 8  // 8 when every byte is plain
+            if length < 8 && base[start + length] == UInt8(ascii: "\"") {
+                position = start + length + 1
+                return .word(length == 0 ? 0 : window & (UInt64.max >> (64 - 8 * length)))
+            }
+        }
+        return .content(try parseStringContent())
+    }
+
+    /// Whether `key` is `literal`, whose word (``KeyWord``) is `word`.
+    private func key(_ key: FastKey, is word: UInt64, _ literal: StaticString) -> Bool {
+        switch key {
+        case .word(let keyWord): keyWord == word
+        case .content(let content): self.content(content, is: literal)
+        }
     }
 
     /// An integer literal in `range`, or nil for anything else (a `null` included).
@@ -164,5 +196,26 @@ extension JSONParser {
         guard at(byte) else { return false }
         position += 1
         return true
+    }
+}
+
+/// The request's keys of up to eight bytes as ``JSONParser/FastKey`` words (little-endian, the
+/// bytes after the key zero), and `long` for keys that are longer (they never come as a word:
+/// its bytes would all be 0xFF, which is not plain). Any thread.
+private enum KeyWord {
+    static let jsonrpc = of("jsonrpc")
+    static let id = of("id")
+    static let method = of("method")
+    static let params = of("params")
+    static let device = of("device")
+    static let data = of("data")
+    static let waitMs = of("wait_ms")
+    static let long = UInt64.max
+
+    private static func of(_ key: StaticString) -> UInt64 {
+        precondition(key.utf8CodeUnitCount <= 8)
+        var word: UInt64 = 0
+        for i in 0..<key.utf8CodeUnitCount { word |= UInt64(key.utf8Start[i]) << (8 * UInt64(i)) }
+        return word
     }
 }

@@ -18,10 +18,21 @@ public enum RequestID: Sendable, Hashable, CustomStringConvertible, JSONEncodabl
     /// `7` or `"abc"` (as JSON).
     public var description: String { json.description }
 
-    public func encodeJSON(into buffer: inout [UInt8]) {
+    public func encodeJSON(into buffer: inout [UInt8]) { write(to: &buffer) }
+
+    func write(to sink: inout some JSONSink) {
         switch self {
-        case .int(let value): JSONOutput.appendInteger(value, to: &buffer)
-        case .string(let value): JSONOutput.appendString(value, to: &buffer)
+        case .int(let value): JSONOutput.writeInteger(value, to: &sink)
+        case .string(var value): value.withUTF8 { JSONOutput.writeEscaped(utf8: $0, to: &sink) }
+        }
+    }
+
+    /// The most bytes ``encodeJSON(into:)`` writes: 20 digits and a sign, or the string escaped
+    /// (six bytes a byte at most) and its quotes.
+    var maxEncodedCount: Int {
+        switch self {
+        case .int: 20
+        case .string(let value): 6 * value.utf8.count + 2
         }
     }
 

@@ -12,6 +12,26 @@ public enum ResponseEncoder {
         JSONOutput.appendLiteral("}\n", to: &buffer)
     }
 
+    /// ``success(id:result:into:)`` as a new line: for a result with an
+    /// ``JSONEncodable/encodedSizeBound``, allocated once at the bound and written without
+    /// appending; otherwise appended to an array sized for a small result.
+    public static func successLine(id: RequestID, result: some JSONEncodable) -> [UInt8] {
+        guard let bound = result.encodedSizeBound else {
+            var line: [UInt8] = []
+            line.reserveCapacity(128)
+            success(id: id, result: result, into: &line)
+            return line
+        }
+        // The envelope's literals are 31 bytes.
+        return JSONWriter.line(capacity: 32 + id.maxEncodedCount + bound) { writer in
+            writer.append("{\"jsonrpc\":\"2.0\",\"id\":")
+            id.write(to: &writer)
+            writer.append(",\"result\":")
+            result.encodeJSON(into: &writer)
+            writer.append("}\n")
+        }
+    }
+
     /// `{"jsonrpc":"2.0","id":…|null,"error":{"code":…,"message":…,"data":…}}\n`
     public static func failure(id: RequestID?, error: RPCError, into buffer: inout [UInt8]) {
         JSONOutput.appendLiteral("{\"jsonrpc\":\"2.0\",\"id\":", to: &buffer)

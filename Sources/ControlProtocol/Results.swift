@@ -11,14 +11,17 @@ public struct TransactResult: Sendable, Hashable, JSONEncodable {
         self.elapsedMs = elapsedMs
     }
 
-    public var encodedSizeEstimate: Int { framesSizeEstimate(frames) + 32 }
+    public var encodedSizeBound: Int? { framesMaxEncodedCount(frames) + 40 }
 
-    public func encodeJSON(into buffer: inout [UInt8]) {
-        JSONOutput.appendLiteral("{\"frames\":", to: &buffer)
-        appendFrames(frames, to: &buffer)
-        JSONOutput.appendLiteral(",\"elapsed_ms\":", to: &buffer)
-        JSONOutput.appendInteger(elapsedMs, to: &buffer)
-        buffer.append(UInt8(ascii: "}"))
+    public func encodeJSON(into buffer: inout [UInt8]) { write(to: &buffer) }
+    public func encodeJSON(into writer: inout JSONWriter) { write(to: &writer) }
+
+    private func write(to sink: inout some JSONSink) {
+        sink.append("{\"frames\":")
+        writeFrames(frames, to: &sink)
+        sink.append(",\"elapsed_ms\":")
+        JSONOutput.writeInteger(elapsedMs, to: &sink)
+        sink.append(UInt8(ascii: "}"))
     }
 
     public init(json: JSONValue) throws(MessageDecodingError) {
@@ -35,12 +38,15 @@ public struct ReadResult: Sendable, Hashable, JSONEncodable {
 
     public init(frames: [Frame]) { self.frames = frames }
 
-    public var encodedSizeEstimate: Int { framesSizeEstimate(frames) + 16 }
+    public var encodedSizeBound: Int? { framesMaxEncodedCount(frames) + 16 }
 
-    public func encodeJSON(into buffer: inout [UInt8]) {
-        JSONOutput.appendLiteral("{\"frames\":", to: &buffer)
-        appendFrames(frames, to: &buffer)
-        buffer.append(UInt8(ascii: "}"))
+    public func encodeJSON(into buffer: inout [UInt8]) { write(to: &buffer) }
+    public func encodeJSON(into writer: inout JSONWriter) { write(to: &writer) }
+
+    private func write(to sink: inout some JSONSink) {
+        sink.append("{\"frames\":")
+        writeFrames(frames, to: &sink)
+        sink.append(UInt8(ascii: "}"))
     }
 
     public init(json: JSONValue) throws(MessageDecodingError) {
@@ -170,19 +176,20 @@ public struct DevicesListResult: Sendable, Hashable, JSONEncodable {
     }
 }
 
-/// Each frame's text (up to 6 bytes a byte escaped, usually 1) and base64 (4 per 3), with the
-/// keys and punctuation.
-private func framesSizeEstimate(_ frames: [Frame]) -> Int {
-    frames.reduce(2) { $0 + $1.bytes.count * 3 + 32 }
+/// The most bytes `[…]` of these frames takes.
+private func framesMaxEncodedCount(_ frames: [Frame]) -> Int {
+    frames.reduce(2) { $0 + Frame.maxEncodedCount($1.bytes.count) + 3 }
 }
 
-private func appendFrames(_ frames: [Frame], to buffer: inout [UInt8]) {
-    buffer.append(UInt8(ascii: "["))
+private func writeFrames(_ frames: [Frame], to sink: inout some JSONSink) {
+    sink.append(UInt8(ascii: "["))
     for (index, frame) in frames.enumerated() {
-        if index > 0 { buffer.append(UInt8(ascii: ",")) }
-        frame.encodeJSON(into: &buffer)
+        if index > 0 { sink.append(UInt8(ascii: ",")) }
+        sink.append(UInt8(ascii: "{"))
+        frame.bytes.withUnsafeBufferPointer { Frame.writeMembers(of: $0, to: &sink) }
+        sink.append(UInt8(ascii: "}"))
     }
-    buffer.append(UInt8(ascii: "]"))
+    sink.append(UInt8(ascii: "]"))
 }
 
 private func decodeFrames(_ json: JSONValue) throws(MessageDecodingError) -> [Frame] {

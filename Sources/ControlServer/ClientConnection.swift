@@ -125,10 +125,7 @@ public final class ClientConnection: @unchecked Sendable {  // @unchecked: vars 
     /// Answers request `id` with `result`. Any thread.
     public func respond(id: RequestID, result: some JSONEncodable) {
         guard isOpen else { return }
-        var line: [UInt8] = []
-        line.reserveCapacity(64 + result.encodedSizeEstimate)  // the envelope, the result
-        ResponseEncoder.success(id: id, result: result, into: &line)
-        deliver(line, isResponse: true)
+        deliver(ResponseEncoder.successLine(id: id, result: result), isResponse: true)
     }
 
     /// Answers request `id` with an error. If it was an `attach`, the connection then reads

@@ -33,6 +33,48 @@ struct ResponseEncodingTests {
         #expect(Frame(text: "é").json == ["data_base64": "w6k=", "data": "é"])
     }
 
+    @Test("a reply line written at its size bound equals the one appended, for frames of every kind and size")
+    func boundedLines() throws {
+        // Worst cases for the bound: every byte escaped six-fold (control bytes), the longest
+        // ids, many frames, frames longer than a base64 chunk (768 bytes) and not UTF-8.
+        var state: UInt64 = 0x2545_F491_4F6C_DD1D
+        func next(_ bound: Int) -> Int {
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            return Int((state >> 33) % UInt64(bound))
+        }
+        let kinds: [(Int) -> [UInt8]] = [
+            { n in Array(repeating: 0x01, count: n) },  // \u0001 each
+            { n in Array(repeating: UInt8(ascii: "\""), count: n) },
+            { n in (0..<n).map { _ in UInt8(next(256)) } },  // mostly not UTF-8
+            { n in Array(String(repeating: "é€", count: n / 5 + 1).utf8.prefix(n)) },
+            { n in Array(repeating: UInt8(ascii: "a"), count: n) },
+        ]
+        let ids: [RequestID] = [
+            .int(0), .int(Int64.min), .int(Int64.max), .string(""), .string(String(repeating: "\u{1}", count: 40)),
+        ]
+        for round in 0..<300 {
+            let frames = (0..<(1 + next(4))).map { _ in
+                Frame(kinds[next(kinds.count)]([0, 1, 2, 3, 16, 767, 768, 769, 3000][next(9)]))
+            }
+            let id = ids[round % ids.count]
+            for result in [
+                TransactResult(frames: frames, elapsedMs: Int64(next(100_000))) as any JSONEncodable,
+                ReadResult(frames: frames),
+            ] {
+                var appended: [UInt8] = []
+                ResponseEncoder.success(id: id, result: result, into: &appended)
+                let written = ResponseEncoder.successLine(id: id, result: result)
+                #expect(written == appended, "round \(round)")
+                #expect(try ServerMessage.decode(written[...]) == ServerMessage.decode(appended[...]))
+            }
+        }
+        // A result without a bound takes the appending path.
+        #expect(
+            text(ResponseEncoder.successLine(id: .int(7), result: WriteResult(written: 3)))
+                == #"{"jsonrpc":"2.0","id":7,"result":{"written":3}}"# + "\n"
+        )
+    }
+
     @Test("error responses with code, message and optional data")
     func errors() {
         var buffer: [UInt8] = []

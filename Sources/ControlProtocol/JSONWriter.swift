@@ -1,0 +1,81 @@
+/// Writes JSON text into memory sized up front: each piece is a bounds check and a copy, where
+/// appending to an array checks uniqueness and capacity and goes through the generic copy
+/// (about 100 instructions a piece; a `transact` reply has a dozen pieces).
+///
+/// Used for replies whose size has a bound known before encoding (``JSONEncodable/encodedSizeBound``):
+/// ``line(capacity:_:)`` allocates the array once, at that bound, and the writer fills it. A
+/// write past the capacity traps: the bound is a promise, not a guess.
+///
+/// Threading: a value, used by one thread while its closure runs.
+public struct JSONWriter {
+    private let base: UnsafeMutablePointer<UInt8>
+    private let capacity: Int
+    /// Bytes written so far.
+    private(set) var count = 0
+
+    private init(base: UnsafeMutablePointer<UInt8>, capacity: Int) {
+        self.base = base
+        self.capacity = capacity
+    }
+
+    /// An array of at most `capacity` bytes, written by `body`.
+    static func line(capacity: Int, _ body: (inout JSONWriter) -> Void) -> [UInt8] {
+        [UInt8](unsafeUninitializedCapacity: capacity) { buffer, initialized in
+            var writer = JSONWriter(base: buffer.baseAddress!, capacity: buffer.count)
+            body(&writer)
+            initialized = writer.count
+        }
+    }
+
+    /// Room for `maxCount` more bytes, handed to `body`, which answers how many it wrote.
+    @inline(__always)
+    mutating func withUnsafeOutput(maxCount: Int, _ body: (UnsafeMutablePointer<UInt8>) -> Int) {
+        precondition(maxCount <= capacity - count, "JSONWriter: past its capacity")
+        let written = body(base + count)
+        precondition(written <= maxCount)
+        count += written
+    }
+}
+
+/// Where JSON text goes: an array (appended to, growing as needed) or a ``JSONWriter`` (written
+/// into memory sized up front). The encoders are written once, generically, and specialized for
+/// each within this module. Threading: that of the sink.
+protocol JSONSink {
+    mutating func append(_ byte: UInt8)
+    mutating func append(contentsOf bytes: UnsafeBufferPointer<UInt8>)
+    /// Room for at most `maxCount` (≤ 1,024) bytes; `body` answers how many it wrote.
+    mutating func withUnsafeOutput(maxCount: Int, _ body: (UnsafeMutablePointer<UInt8>) -> Int)
+}
+
+extension JSONSink {
+    @inline(__always)
+    mutating func append(_ literal: StaticString) {
+        append(contentsOf: UnsafeBufferPointer(start: literal.utf8Start, count: literal.utf8CodeUnitCount))
+    }
+}
+
+extension JSONWriter: JSONSink {
+    @inline(__always)
+    mutating func append(_ byte: UInt8) {
+        precondition(count < capacity, "JSONWriter: past its capacity")
+        base[count] = byte
+        count += 1
+    }
+
+    @inline(__always)
+    mutating func append(contentsOf bytes: UnsafeBufferPointer<UInt8>) {
+        precondition(bytes.count <= capacity - count, "JSONWriter: past its capacity")
+        if let source = bytes.baseAddress { (base + count).update(from: source, count: bytes.count) }
+        count += bytes.count
+    }
+}
+
+extension Array: JSONSink where Element == UInt8 {
+    mutating func withUnsafeOutput(maxCount: Int, _ body: (UnsafeMutablePointer<UInt8>) -> Int) {
+        // On the stack (`withUnsafeTemporaryAllocation` keeps up to 1,024 bytes there), then one copy.
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: maxCount) { scratch in
+            let written = body(scratch.baseAddress!)
+            append(contentsOf: UnsafeBufferPointer(rebasing: scratch[..<written]))
+        }
+    }
+}
