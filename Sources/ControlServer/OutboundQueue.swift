@@ -52,7 +52,7 @@ struct OutboundQueue {
             offset = 0
             head += 1
             if head == lines.count {
-                lines.removeAll(keepingCapacity: true)
+                lines.emptyKeepingCapacity()
                 head = 0
             } else if head >= 32 && head * 2 >= lines.count {
                 lines.removeFirst(head)

@@ -88,6 +88,9 @@ public final class IOLoop: LoopScheduler, @unchecked Sendable {
     var modeStates: [RunMode: ModeState] = [:]
     var commonModes: Set<RunMode> = [.default]
     var sources: [CInt: FDSource] = [:]
+    /// The same sources indexed by descriptor, for the lookup on every event (hashing the
+    /// descriptor cost ~110 instructions an event; descriptors are small numbers).
+    var sourcesByFD: [FDSource?] = []
     var nextRegistrationID: UInt32 = 2  // 0 = wake-up eventfd, 1 = timerfd
     private var ownedWake: OwnedFD?
     var timerFD: OwnedFD?
@@ -255,7 +258,7 @@ public final class IOLoop: LoopScheduler, @unchecked Sendable {
             if readyIndex == ready.count {
                 // Refill in causal order: the loop's own items (which already hold whatever other
                 // threads queued before them), then other threads' later ones.
-                ready.removeAll(keepingCapacity: true)
+                ready.emptyKeepingCapacity()
                 readyIndex = 0
                 swap(&localItems, &ready)
                 if crossThreadPending.load(ordering: .acquiring) { takeCrossThreadItems(into: &ready) }
@@ -331,6 +334,7 @@ public final class IOLoop: LoopScheduler, @unchecked Sendable {
         finalDrainCount.store(ran, ordering: .releasing)
         for (_, s) in sources { s.cancelAndTakeDescriptor()?.close() }
         sources.removeAll()
+        sourcesByFD.removeAll()
         for (_, t) in allTimers { t.cancel() }
         allTimers.removeAll()
         observers.removeAll()
@@ -367,13 +371,25 @@ public final class IOLoop: LoopScheduler, @unchecked Sendable {
         }
     }
 
-    func sourceByFD(_ fd: CInt) -> FDSource? { sources[fd] }
+    func sourceByFD(_ fd: CInt) -> FDSource? {
+        let index = Int(fd)
+        return index >= 0 && index < sourcesByFD.count ? sourcesByFD[index] : nil
+    }
     func takeRegistrationID() -> UInt32 {
         defer { nextRegistrationID = nextRegistrationID == UInt32.max ? 2 : nextRegistrationID + 1 }
         return nextRegistrationID
     }
-    func storeSource(_ s: FDSource) { sources[s.fd] = s }
-    func removeSource(_ s: FDSource) { if sources[s.fd] === s { sources[s.fd] = nil } }
+    func storeSource(_ s: FDSource) {
+        sources[s.fd] = s
+        let index = Int(s.fd)
+        if index >= sourcesByFD.count { sourcesByFD += Array(repeating: nil, count: index + 1 - sourcesByFD.count) }
+        sourcesByFD[index] = s
+    }
+    func removeSource(_ s: FDSource) {
+        guard sources[s.fd] === s else { return }
+        sources[s.fd] = nil
+        sourcesByFD[Int(s.fd)] = nil
+    }
     func modeStateIfPresent(_ mode: RunMode) -> ModeState? { modeStates[mode] }
     func rememberTimer(_ t: LoopTimer) { allTimers[ObjectIdentifier(t)] = t }
     func forgetTimer(_ t: LoopTimer) { allTimers[ObjectIdentifier(t)] = nil }

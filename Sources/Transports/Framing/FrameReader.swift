@@ -1,4 +1,5 @@
 import IOLoop
+import SystemCalls
 
 /// Drives a ``Framer`` from a loop: feeds it received bytes stamped with the loop's clock, and
 /// keeps one loop timer armed for the framer's ``Framer/idleDeadline`` (for idle-gap frames and
@@ -39,7 +40,7 @@ public final class FrameReader: @unchecked Sendable {  // @unchecked: all mutabl
         reusableEvents = []
         framer.ingest(bytes, at: scheduler.now, into: &events)
         deliver(events)
-        events.removeAll(keepingCapacity: true)
+        events.emptyKeepingCapacity()
         reusableEvents = events
         armTimer()
     }
