@@ -75,15 +75,19 @@ extension Accessory {
     private func park(_ op: RequestOperation, waitDeadline: LoopInstant?) {
         var parked = ParkedRequest(operation: op, waitDeadline: waitDeadline)
         if let waitDeadline {
-            parked.timer = loop.scheduleTimer(after: max(.zero, waitDeadline - loop.now)) { [weak self, weak op] in
-                guard let self, let op else { return }
-                if let i = lock.parked.firstIndex(where: { $0.operation === op }) {
-                    lock.parked.remove(at: i)
-                    op.replyWithoutRunning(.waitExpired(device: name, what: "the lock to be released"))
-                }
+            parked.timer = loop.scheduleTimer(after: max(.zero, waitDeadline - loop.now)) { [link, weak op] in
+                guard let op else { return }
+                link.accessory?.parkedWaitExpired(op)
             }
         }
         lock.parked.append(parked)
+    }
+
+    private func parkedWaitExpired(_ op: RequestOperation) {
+        if let i = lock.parked.firstIndex(where: { $0.operation === op }) {
+            lock.parked.remove(at: i)
+            op.replyWithoutRunning(.waitExpired(device: name, what: "the lock to be released"))
+        }
     }
 
     /// Now ready: the waits in the queue end, so their requests go on, in order.
@@ -125,13 +129,17 @@ extension Accessory {
         }
         var waiter = LockState.Waiter(clientID: clientID, leaseMs: leaseMs, granted: granted, failed: failed)
         if let timeoutMs {
-            waiter.timer = loop.scheduleTimer(after: .milliseconds(timeoutMs)) { [weak self] in
-                guard let self, let i = lock.waiters.firstIndex(where: { $0.clientID == clientID }) else { return }
-                let w = lock.waiters.remove(at: i)
-                w.failed(.waitExpired(device: name, what: "the lock"))
+            waiter.timer = loop.scheduleTimer(after: .milliseconds(timeoutMs)) { [link] in
+                link.accessory?.lockWaitExpired(clientID: clientID)
             }
         }
         lock.waiters.append(waiter)
+    }
+
+    private func lockWaitExpired(clientID: UInt64) {
+        guard let i = lock.waiters.firstIndex(where: { $0.clientID == clientID }) else { return }
+        let w = lock.waiters.remove(at: i)
+        w.failed(.waitExpired(device: name, what: "the lock"))
     }
 
     private func grant(to clientID: UInt64, leaseMs: Int?) {
@@ -139,12 +147,16 @@ extension Accessory {
         lock.leaseTimer?.cancel()
         lock.leaseTimer = nil
         if let leaseMs {
-            lock.leaseTimer = loop.scheduleTimer(after: .milliseconds(leaseMs)) { [weak self] in
-                guard let self, lock.holder == clientID else { return }
-                log(.notice, "\(name): the lock of client \(clientID) expired")
-                releaseLock()
+            lock.leaseTimer = loop.scheduleTimer(after: .milliseconds(leaseMs)) { [link] in
+                link.accessory?.leaseExpired(clientID: clientID)
             }
         }
+    }
+
+    private func leaseExpired(clientID: UInt64) {
+        guard lock.holder == clientID else { return }
+        log(.notice, "\(name): the lock of client \(clientID) expired")
+        releaseLock()
     }
 
     /// Releases the lock if `clientID` holds it. Device loop.
@@ -225,7 +237,7 @@ extension Accessory {
     }
 
     private func armResyncTimer(after delay: Duration) {
-        resync?.timer = loop.scheduleTimer(after: delay) { [weak self] in self?.resyncTimerFired() }
+        resync?.timer = loop.scheduleTimer(after: delay) { [link] in link.accessory?.resyncTimerFired() }
     }
 
     private func resyncTimerFired() {

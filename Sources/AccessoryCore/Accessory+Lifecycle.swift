@@ -69,21 +69,24 @@ extension Accessory {
         setState(.opening, "connecting to \(endpoint)")
         rfcommConnector = RFCOMMConnector.connect(to: endpoint, on: loop, maxOutboundBytes: limits.clientOutboundBytes)
         {
-            [weak self] result in
-            guard let self else { return }
-            rfcommConnector = nil
-            switch result {
-            case .success(let channel):
-                rfcommChannel = channel
-                attach(channel, description: "\(endpoint)")
-            case .failure(let error):
-                counters.lastError = error.description
-                switch error {
-                case .accessoryAbsent: setState(.absent, error.description)
-                default: setState(.failed, error.description)
-                }
-                scheduleReopen()
+            [link] result in
+            link.accessory?.rfcommConnected(result, endpoint: endpoint)
+        }
+    }
+
+    private func rfcommConnected(_ result: Result<StreamChannel, TransportError>, endpoint: RFCOMMEndpoint) {
+        rfcommConnector = nil
+        switch result {
+        case .success(let channel):
+            rfcommChannel = channel
+            attach(channel, description: "\(endpoint)")
+        case .failure(let error):
+            counters.lastError = error.description
+            switch error {
+            case .accessoryAbsent: setState(.absent, error.description)
+            default: setState(.failed, error.description)
             }
+            scheduleReopen()
         }
     }
 
@@ -128,9 +131,11 @@ extension Accessory {
             // after a timeout, before anyone can send.
             lateAnswerDue = nil
             setState(.opening, "\(description): discarding the answer of a request interrupted by the removal")
-            awaitLateAnswer(until: due) { [weak self] in
-                guard let self, self.channel != nil, state == .opening else { return }
-                becomeReady(description)
+            awaitLateAnswer(until: due) { [link] in
+                guard let accessory = link.accessory, accessory.channel != nil, accessory.state == .opening else {
+                    return
+                }
+                accessory.becomeReady(description)
             }
             return
         }
@@ -228,9 +233,9 @@ extension Accessory {
     func scheduleReopen(afterMs: Int? = nil) {
         guard !isShutDown else { return }
         if isMatchedByUdev && devicePath == nil { return }  // udev will say when it is back
-        reopen.schedule(after: afterMs.map { .milliseconds($0) }) { [weak self] in
-            guard let self, state != .ready else { return }
-            open()
+        reopen.schedule(after: afterMs.map { .milliseconds($0) }) { [link] in
+            guard let accessory = link.accessory, accessory.state != .ready else { return }
+            accessory.open()
         }
     }
 

@@ -79,10 +79,11 @@ extension Accessory {
     /// hops to the device loop to write them. Any thread.
     func rawInput(for session: RawSession) -> @Sendable ([UInt8]) -> Void {
         let loop = self.loop
-        return { [weak self] bytes in
+        let link = self.link
+        return { bytes in
             if session.gate.admit(bytes.count) { session.origin.pauseRawInput(true) }
-            let accessory = self
-            loop.perform { accessory?.writeRaw(bytes, from: session) }
+            // The link is read on the device loop, where the accessory may have gone meanwhile.
+            loop.perform { link.accessory?.writeRaw(bytes, from: session) }
         }
     }
 

@@ -13,8 +13,8 @@ extension Accessory {
     func watchResponseDeadline(_ due: LoopInstant) {
         if let t = deadlineTimer, t.isValid, t.deadline <= due { return }
         deadlineTimer?.cancel()
-        deadlineTimer = loop.scheduleTimer(at: due, repeating: nil, modes: [.common]) { [weak self] in
-            self?.deadlineTimerFired()
+        deadlineTimer = loop.scheduleTimer(at: due, repeating: nil, modes: [.common]) { [link] in
+            link.accessory?.deadlineTimerFired()
         }
     }
 

@@ -20,6 +20,8 @@ public final class Accessory: @unchecked Sendable {  // @unchecked: all mutable 
     public let access: AccessControl
     let loop: IOLoop
     let queue: DeviceQueue
+    /// What timers and other deferred work hold instead of `[weak self]` (see ``AccessoryLink``).
+    let link = AccessoryLink()
     let limits: Limits
     let untilPattern: Regex<AnyRegexOutput>?
     let unsolicitedPatterns: [Regex<AnyRegexOutput>]
@@ -92,7 +94,12 @@ public final class Accessory: @unchecked Sendable {  // @unchecked: all mutable 
         self.untilPattern = settings.response.until.flatMap { try? Regex($0) }
         self.unsolicitedPatterns = settings.unsolicited.compactMap { try? Regex($0) }
         queue.resync = { [unowned self] previous, done in startResync(after: previous, done: done) }
-        queue.delegate = self
+        link.accessory = self
+        queue.delegate = link
+    }
+
+    deinit {
+        link.accessory = nil
     }
 
     /// Nothing queued or executing, no resync, no lock: a reload may replace it now. Device loop.
@@ -210,8 +217,9 @@ public final class Accessory: @unchecked Sendable {  // @unchecked: all mutable 
     }
 }
 
-extension Accessory: DeviceQueueDelegate {
-    public func deviceQueue(_ queue: DeviceQueue, didFinish operation: LoopOperation) {
+extension Accessory {
+    /// The queue finished an operation (through ``AccessoryLink``, its delegate). Device loop.
+    func queueDidFinish(_ operation: LoopOperation) {
         onMaybeIdle?(self)
     }
 }

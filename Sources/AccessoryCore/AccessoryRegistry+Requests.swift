@@ -166,7 +166,12 @@ extension AccessoryRegistry {
         origin: any RequestOrigin
     ) {
         let key = InflightKey(client: origin.clientID, id: id)
-        if inflight[key] != nil {
+        let timeoutMs = a.responseTimeoutMs(requested: timeoutMs.map(Int.init))
+        let op = RequestOperation(accessory: a, kind: kind, timeoutMs: timeoutMs, requestID: id, origin: origin)
+        // In the table until answered (the accessory's `onRequestCompleted`). Inserted and
+        // checked in one lookup: an id already in use puts the request in progress back.
+        if let inProgress = inflight.updateValue(op, forKey: key) {
+            inflight[key] = inProgress
             origin.respond(
                 id: id,
                 result: .failure(
@@ -175,9 +180,6 @@ extension AccessoryRegistry {
             )
             return
         }
-        let timeoutMs = a.responseTimeoutMs(requested: timeoutMs.map(Int.init))
-        let op = RequestOperation(accessory: a, kind: kind, timeoutMs: timeoutMs, requestID: id, origin: origin)
-        inflight[key] = op  // until answered: the accessory's `onRequestCompleted`
         a.submit(op, waitMs: waitMs.map(Int.init))
     }
 }

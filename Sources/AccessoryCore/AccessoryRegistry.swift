@@ -164,7 +164,9 @@ public final class AccessoryRegistry: @unchecked Sendable {  // @unchecked: muta
             if dataBatches.isEmpty {
                 // Sent before the loop next waits, whatever delivered the frame (a read, or a
                 // framer's idle-gap timer); earlier if a request claims a frame or a state changes.
-                loop.perform { [weak self] in self?.sendDataBatches() }
+                // Strong: a weak reference would give the registry a side table, and its
+                // unowned uses (several a request) the slow path. The block runs soon anyway.
+                loop.perform { [self] in sendDataBatches() }
             }
             let client = s.origin.clientID
             if dataBatches[client] == nil {

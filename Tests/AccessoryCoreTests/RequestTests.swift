@@ -189,6 +189,36 @@ struct RequestTests {
         #expect(c.response(10)?.value?["cancelled"] == .bool(false))
     }
 
+    @Test("an id in use by a request in progress is refused; that request goes on, and the id is free once it answers")
+    func idInUse() throws {
+        var sim = SimulatorConfiguration(name: "slow")
+        sim.responseDelay = .milliseconds(300)
+        let yaml = """
+            accessories:
+              - name: slow
+                path: {sim:slow}
+                framing: {type: line, delimiter: "\\n"}
+                response: {timeout_ms: 2000}
+            """
+        let h = try CoreHarness(sims: ["slow": sim], yaml: yaml)
+        #expect(h.waitReady("slow"))
+        let c = RecordingOrigin(clientID: 1)
+        func transact(_ text: String) {
+            h.request(
+                #"{"jsonrpc":"2.0","id":5,"method":"transact","params":{"device":"slow","data":"\#(text)"}}"#,
+                from: c
+            )
+        }
+        transact("first")
+        transact("second")
+        #expect(c.response(5)?.errorCode == .invalidRequest)
+        #expect(Wait.until(seconds: 5) { frameTexts(c.response(5, seconds: 0)?.value) == ["first"] })
+        #expect(c.duplicates == 1)
+        transact("third")
+        #expect(Wait.until(seconds: 5) { frameTexts(c.response(5, seconds: 0)?.value) == ["third"] })
+        #expect(Wait.until(seconds: 2) { Wait.onLoop(h.loop) { [r = h.registry] in r.inflightCount } == 0 })
+    }
+
     @Test("AT modem: a multi-line reply ends at the final result; RING goes to subscribers")
     func modemUntilAndUnsolicited() throws {
         var sim = SimulatorConfiguration(name: "modem", personality: .atModem, terminator: .crlf)

@@ -87,8 +87,24 @@ func header(_ options: Options) -> [String] {
             + "\(sysconf(CInt(_SC_NPROCESSORS_ONLN))) CPUs, load average \(load) at the start. "
             + "\(options.requests) sequential requests per target and size in \(options.rounds) interleaved rounds "
             + "(\(options.warmup) warm-up); \(options.concurrentRequests) requests per target at each client count; "
-            + "\(options.streamBytes >> 20) MiB streamed per target. Every target talks to its own echo-accessory.",
+            + "\(options.streamBytes >> 20) MiB streamed per target. Every target talks to its own echo-accessory. "
+            + idleDescription(),
     ]
+}
+
+/// How an idle CPU waits, which decides what a wake-up costs (and so most of a round trip on a
+/// virtual machine): with the `haltpoll` driver and `guest_halt_poll_ns` 0, every idle halts the
+/// virtual CPU and every wake-up goes through the hypervisor.
+func idleDescription() -> String {
+    func firstWord(_ path: String) -> String {
+        FileIO.readText(path).split(whereSeparator: \.isWhitespace).first.map(String.init) ?? ""
+    }
+    let driver = firstWord("/sys/devices/system/cpu/cpuidle/current_driver")
+    guard !driver.isEmpty else { return "CPU idle driver: unknown." }
+    let poll = firstWord("/sys/module/haltpoll/parameters/guest_halt_poll_ns")
+    guard driver == "haltpoll", !poll.isEmpty else { return "CPU idle driver: \(driver)." }
+    return "CPU idle driver: haltpoll, guest_halt_poll_ns \(poll)"
+        + (poll == "0" ? " (every idle halts the virtual CPU: wake-ups go through the hypervisor)." : ".")
 }
 
 /// The shared libraries mapped into `pid`, by file name.

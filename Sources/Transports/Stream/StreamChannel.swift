@@ -79,8 +79,11 @@ public final class StreamChannel: @unchecked Sendable {  // @unchecked: all muta
         self.readBuffer = .allocate(byteCount: readChunkSize, alignment: 16)
         let fd = descriptor.rawValue
         do {
-            source = try loop.addSource(owning: descriptor, interest: .readable) { [weak self] events in
-                self?.handle(events)
+            // Unowned, not weak: a weak reference would give the channel a side table, and every
+            // retain of it (several an event) the slow path. The source never outlives the
+            // channel's use of it: close() and deinit cancel it, and a cancelled source is not called.
+            source = try loop.addSource(owning: descriptor, interest: .readable) { [unowned self] events in
+                handle(events)
             }
         } catch {
             // The descriptor was consumed by the failed registration and closed with it.
