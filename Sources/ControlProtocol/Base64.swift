@@ -15,37 +15,52 @@ public enum Base64 {
     /// stack buffer and one copy: filling the array with zeros first and overwriting them cost
     /// more than the encoding).
     static func encode(_ bytes: UnsafeBufferPointer<UInt8>, to sink: inout some JSONSink) {
-        var index = 0
+        guard let base = bytes.baseAddress else { return }
         pairs.withUnsafeBufferPointer { pairs in
+            var index = 0
             while index < bytes.count {
-                let end = min(bytes.count, index + chunkInput)
-                sink.withUnsafeOutput(maxCount: encodedCount(end - index)) { scratch in
-                    let out = UnsafeMutableRawPointer(scratch)
-                    var written = 0
-                    // Two output characters per lookup: each 12 bits of input name a pair.
-                    while index + 3 <= end {
-                        let chunk = Int(bytes[index]) << 16 | Int(bytes[index + 1]) << 8 | Int(bytes[index + 2])
-                        out.storeBytes(of: pairs[chunk >> 12], toByteOffset: written, as: UInt16.self)
-                        out.storeBytes(of: pairs[chunk & 0xFFF], toByteOffset: written + 2, as: UInt16.self)
-                        written += 4
-                        index += 3
-                    }
-                    let remaining = end - index
-                    if remaining > 0 {  // only in the last chunk: the others are whole triples
-                        let table = alphabet.utf8Start
-                        let second = remaining == 2 ? UInt32(bytes[index + 1]) : 0
-                        let chunk = UInt32(bytes[index]) << 16 | second << 8
-                        scratch[written] = table[Int(chunk >> 18)]
-                        scratch[written + 1] = table[Int(chunk >> 12 & 0x3F)]
-                        scratch[written + 2] = remaining == 2 ? table[Int(chunk >> 6 & 0x3F)] : UInt8(ascii: "=")
-                        scratch[written + 3] = UInt8(ascii: "=")
-                        written += 4
-                        index = end
-                    }
-                    return written
+                let count = min(bytes.count - index, chunkInput)
+                sink.withUnsafeOutput(maxCount: encodedCount(count)) { out in
+                    encodeChunk(base + index, count: count, to: out, pairs: pairs.baseAddress!)
                 }
+                index += count
             }
         }
+    }
+
+    /// Encodes `count` bytes at `input` into `out` (room for ``encodedCount(_:)``); returns the
+    /// characters written. A function of its own, with its state in locals: as a closure over
+    /// the caller's index it kept that index in memory and cost about 10 instructions a byte.
+    @inline(__always)
+    private static func encodeChunk(
+        _ input: UnsafePointer<UInt8>,
+        count: Int,
+        to out: UnsafeMutablePointer<UInt8>,
+        pairs: UnsafePointer<UInt16>
+    ) -> Int {
+        let raw = UnsafeMutableRawPointer(out)
+        var read = 0
+        var written = 0
+        // Two output characters per lookup: each 12 bits of input name a pair.
+        while read + 3 <= count {
+            let chunk = Int(input[read]) << 16 | Int(input[read + 1]) << 8 | Int(input[read + 2])
+            raw.storeBytes(of: pairs[chunk >> 12], toByteOffset: written, as: UInt16.self)
+            raw.storeBytes(of: pairs[chunk & 0xFFF], toByteOffset: written + 2, as: UInt16.self)
+            written += 4
+            read += 3
+        }
+        let remaining = count - read
+        if remaining > 0 {  // only in the last chunk: the others are whole triples
+            let table = alphabet.utf8Start
+            let second = remaining == 2 ? UInt32(input[read + 1]) : 0
+            let chunk = UInt32(input[read]) << 16 | second << 8
+            out[written] = table[Int(chunk >> 18)]
+            out[written + 1] = table[Int(chunk >> 12 & 0x3F)]
+            out[written + 2] = remaining == 2 ? table[Int(chunk >> 6 & 0x3F)] : UInt8(ascii: "=")
+            out[written + 3] = UInt8(ascii: "=")
+            written += 4
+        }
+        return written
     }
 
     /// Characters in the encoding of `count` bytes.
