@@ -148,14 +148,13 @@ public enum JSONOutput {
     static func writeEscaped(utf8 bytes: UnsafeBufferPointer<UInt8>, to buffer: inout some JSONSink) {
         buffer.append(UInt8(ascii: "\""))
         var runStart = 0
-        // Whole words that need no escape are skipped eight bytes at a time, at the start and
-        // after each byte that is not plain ASCII; the rest goes byte by byte.
-        var index = JSONStringScan.plainWordsEnd(in: bytes, from: 0)
+        // Plain runs are crossed eight bytes at a time, to the next byte that needs a look.
+        var index = JSONStringScan.firstNonPlain(in: bytes, from: 0)
         while index < bytes.count {
             let byte = bytes[index]
             index += 1
             guard byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") else {
-                if byte >= 0x80 { index = JSONStringScan.plainWordsEnd(in: bytes, from: index) }
+                if byte >= 0x80 { index = JSONStringScan.firstNonPlain(in: bytes, from: index) }
                 continue
             }
             let at = index - 1
@@ -179,7 +178,7 @@ public enum JSONOutput {
                 buffer.append(hexDigits.utf8Start[Int(byte >> 4)])
                 buffer.append(hexDigits.utf8Start[Int(byte & 0x0F)])
             }
-            index = JSONStringScan.plainWordsEnd(in: bytes, from: index)
+            index = JSONStringScan.firstNonPlain(in: bytes, from: index)
         }
         if runStart < bytes.count {
             buffer.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<bytes.count]))

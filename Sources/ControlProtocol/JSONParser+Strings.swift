@@ -79,10 +79,11 @@ extension JSONParser {
             // A run of plain bytes up to the next escape or the end, copied in one go.
             let runStart = position
             try advanceOverStringByte(byte)
-            position = JSONStringScan.plainWordsEnd(in: bytes, from: position)
+            position = JSONStringScan.firstNonPlain(in: bytes, from: position)
             while position < bytes.count, bytes[position] != UInt8(ascii: "\"") && bytes[position] != UInt8(ascii: "\\")
             {
                 try advanceOverStringByte(bytes[position])
+                position = JSONStringScan.firstNonPlain(in: bytes, from: position)
             }
             scratch.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<position]))
         }

@@ -7,27 +7,10 @@
 ///
 /// Threading: stateless. Any thread.
 enum JSONStringScan {
-    /// The index of the first eight-byte word at or after `start` that holds a byte that is not
-    /// plain, or the index of the last whole word's end. Everything from `start` up to the
-    /// returned index is plain; the bytes after it must be looked at one by one (they may be
-    /// plain too: the scan only skips whole words).
-    @inline(__always)
-    static func plainWordsEnd(in bytes: UnsafeBufferPointer<UInt8>, from start: Int) -> Int {
-        guard let base = bytes.baseAddress else { return start }
-        var index = start
-        let count = bytes.count
-        while index + 8 <= count {
-            let word = UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self)
-            if holdsNonPlain(word) { break }
-            index += 8
-        }
-        return index
-    }
-
     /// The index of the first byte at or after `start` that is not plain, or `bytes.count` if
-    /// there is none. Unlike ``plainWordsEnd(in:from:)`` it finds the byte inside its word (the
-    /// lowest flagged byte of the word's mask is exact), so a short string, a key, is crossed in
-    /// one step instead of byte by byte.
+    /// there is none. Plain ASCII is crossed eight bytes at a time, and the byte that stops the scan
+    /// is found inside its word (the lowest flagged byte of the word's mask is exact): a short
+    /// string, a key, is crossed in one step.
     @inline(__always)
     static func firstNonPlain(in bytes: UnsafeBufferPointer<UInt8>, from start: Int) -> Int {
         guard let base = bytes.baseAddress else { return start }
@@ -65,21 +48,4 @@ enum JSONStringScan {
 
     private static let ones: UInt64 = 0x0101_0101_0101_0101
     private static let highBits: UInt64 = 0x8080_8080_8080_8080
-
-    /// Whether any byte of `word` is zero. Exact as a yes/no (the classic bit trick: a borrow can
-    /// only spread above a byte that really is zero).
-    @inline(__always)
-    private static func holdsZeroByte(_ word: UInt64) -> Bool {
-        (word &- ones) & ~word & highBits != 0
-    }
-
-    /// Whether any byte of `word` is not plain: non-ASCII, a control character (below 0x20), `"`
-    /// or `\`.
-    @inline(__always)
-    static func holdsNonPlain(_ word: UInt64) -> Bool {
-        if word & highBits != 0 { return true }
-        // With every byte below 0x80: some byte is below 0x20 exactly when this borrows into it.
-        if (word &- 0x2020_2020_2020_2020) & ~word & highBits != 0 { return true }
-        return holdsZeroByte(word ^ 0x2222_2222_2222_2222) || holdsZeroByte(word ^ 0x5C5C_5C5C_5C5C_5C5C)
-    }
 }

@@ -19,6 +19,24 @@ struct RequestTests {
             reconnect: {initial_ms: 20, max_ms: 200}
         """
 
+    /// A harness with one accessory, `slow`, that answers each line after 300 ms (timeout 2 s).
+    static func slowAccessory(queueDepth: Int? = nil) throws -> CoreHarness {
+        var sim = SimulatorConfiguration(name: "slow")
+        sim.responseDelay = .milliseconds(300)
+        let limits = queueDepth.map { "limits: {queue_depth: \($0)}\n" } ?? ""
+        let yaml =
+            limits + """
+                accessories:
+                  - name: slow
+                    path: {sim:slow}
+                    framing: {type: line, delimiter: "\\n"}
+                    response: {timeout_ms: 2000}
+                """
+        let h = try CoreHarness(sims: ["slow": sim], yaml: yaml)
+        #expect(h.waitReady("slow"))
+        return h
+    }
+
     @Test("transact on an echo accessory returns its own payload")
     func transactEcho() throws {
         let h = try CoreHarness(sims: ["echo": SimulatorConfiguration(name: "echo")], yaml: Self.echoYAML)
@@ -161,18 +179,7 @@ struct RequestTests {
 
     @Test("a full queue answers 1007; cancel by id answers 1004 and {cancelled: true}")
     func queueFullAndCancel() throws {
-        var sim = SimulatorConfiguration(name: "slow")
-        sim.responseDelay = .milliseconds(300)
-        let yaml = """
-            limits: {queue_depth: 2}
-            accessories:
-              - name: slow
-                path: {sim:slow}
-                framing: {type: line, delimiter: "\\n"}
-                response: {timeout_ms: 2000}
-            """
-        let h = try CoreHarness(sims: ["slow": sim], yaml: yaml)
-        #expect(h.waitReady("slow"))
+        let h = try Self.slowAccessory(queueDepth: 2)
         let c = RecordingOrigin(clientID: 1)
         for i in 1...3 {
             h.request(
@@ -191,17 +198,7 @@ struct RequestTests {
 
     @Test("an id in use by a request in progress is refused; that request goes on, and the id is free once it answers")
     func idInUse() throws {
-        var sim = SimulatorConfiguration(name: "slow")
-        sim.responseDelay = .milliseconds(300)
-        let yaml = """
-            accessories:
-              - name: slow
-                path: {sim:slow}
-                framing: {type: line, delimiter: "\\n"}
-                response: {timeout_ms: 2000}
-            """
-        let h = try CoreHarness(sims: ["slow": sim], yaml: yaml)
-        #expect(h.waitReady("slow"))
+        let h = try Self.slowAccessory()
         let c = RecordingOrigin(clientID: 1)
         func transact(_ text: String) {
             h.request(
