@@ -73,6 +73,9 @@ public final class Accessory: @unchecked Sendable {  // @unchecked: all mutable 
     /// Told when one of its requests has been answered (the registry forgets it). Set once, not
     /// per request: a closure per request was an allocation per request. Device loop.
     var onRequestCompleted: ((RequestOperation) -> Void)?
+    /// The registry's list of clients subscribed to this accessory's data, nil until it is
+    /// worked out again after the subscriptions changed. Device loop.
+    var dataSubscribers: [any RequestOrigin]?
     /// Log lines. Device loop.
     var log: (LogLevel, String) -> Void = { _, _ in }
 

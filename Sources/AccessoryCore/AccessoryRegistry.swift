@@ -27,7 +27,9 @@ public final class AccessoryRegistry: @unchecked Sendable {  // @unchecked: muta
     /// to one accessory, and comparing its name costs less than hashing it. Any change to
     /// `byName` forgets it.
     private var lastLookup: Accessory?
-    var subscriptions: [UInt64: Subscription] = [:]
+    var subscriptions: [UInt64: Subscription] = [:] {
+        didSet { for a in accessories { a.dataSubscribers = nil } }
+    }
     /// `device.data` lines not yet sent, per subscribed client: sent together once the frames of
     /// the current read are handed out, one write per read instead of one per frame.
     var dataBatches: [UInt64: (origin: any RequestOrigin, lines: [UInt8])] = [:]
@@ -154,7 +156,7 @@ public final class AccessoryRegistry: @unchecked Sendable {  // @unchecked: muta
 
     private func publish(frame: [UInt8], from a: Accessory) {
         var encoded = false
-        for s in subscriptions.values where s.events.contains(.data) && wants(s, a) {
+        for origin in dataSubscribers(of: a) {
             if !encoded {
                 // Encoded once for every subscriber, into storage kept from the last frame.
                 dataLine.removeAll(keepingCapacity: true)
@@ -168,12 +170,12 @@ public final class AccessoryRegistry: @unchecked Sendable {  // @unchecked: muta
                 // unowned uses (several a request) the slow path. The block runs soon anyway.
                 loop.perform { [self] in sendDataBatches() }
             }
-            let client = s.origin.clientID
+            let client = origin.clientID
             if dataBatches[client] == nil {
                 // Room for a read's worth of lines, so that the batch is not regrown per frame.
                 var lines: [UInt8] = []
                 lines.reserveCapacity(16 << 10)
-                dataBatches[client] = (s.origin, lines)
+                dataBatches[client] = (origin, lines)
             }
             dataBatches[client]!.lines.append(contentsOf: dataLine)
         }
@@ -185,6 +187,16 @@ public final class AccessoryRegistry: @unchecked Sendable {  // @unchecked: muta
         let batches = dataBatches
         dataBatches.removeAll(keepingCapacity: true)
         for (_, batch) in batches { batch.origin.notify(line: batch.lines) }
+    }
+
+    /// The clients subscribed to `a`'s data that may use it, worked out once and kept on the
+    /// accessory until the subscriptions change (per frame, the checks cost more than the
+    /// encoding of a short frame). Device loop.
+    private func dataSubscribers(of a: Accessory) -> [any RequestOrigin] {
+        if let known = a.dataSubscribers { return known }
+        let found = subscriptions.values.filter { $0.events.contains(.data) && wants($0, a) }.map(\.origin)
+        a.dataSubscribers = found
+        return found
     }
 
     private func wants(_ s: Subscription, _ a: Accessory) -> Bool {

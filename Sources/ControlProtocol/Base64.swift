@@ -42,6 +42,20 @@ public enum Base64 {
         var read = 0
         var written = 0
         // Two output characters per lookup: each 12 bits of input name a pair.
+        #if _endian(little)
+            // Six bytes make eight characters, stored at once (the pairs lie in memory order, so
+            // on a little-endian machine the first pair goes in the low bits).
+            while read + 6 <= count {
+                let first = Int(input[read]) << 16 | Int(input[read + 1]) << 8 | Int(input[read + 2])
+                let second = Int(input[read + 3]) << 16 | Int(input[read + 4]) << 8 | Int(input[read + 5])
+                let word =
+                    UInt64(pairs[first >> 12]) | UInt64(pairs[first & 0xFFF]) << 16
+                    | UInt64(pairs[second >> 12]) << 32 | UInt64(pairs[second & 0xFFF]) << 48
+                raw.storeBytes(of: word, toByteOffset: written, as: UInt64.self)
+                written += 8
+                read += 6
+            }
+        #endif
         while read + 3 <= count {
             let chunk = Int(input[read]) << 16 | Int(input[read + 1]) << 8 | Int(input[read + 2])
             raw.storeBytes(of: pairs[chunk >> 12], toByteOffset: written, as: UInt16.self)
