@@ -34,9 +34,8 @@ final class RequestOperation: LoopOperation, @unchecked Sendable {  // @unchecke
         }
     }
 
-    /// Unowned: the accessory's queue holds its operations. Accessory has weak references (timer
-    /// closures), so each use of this is a checked retain through its side table (~100
-    /// instructions): methods that use it more than once take it once into a local.
+    /// Unowned: the accessory's queue holds its operations. Each use of an unowned reference is a
+    /// checked retain, so methods that use it more than once take it once into a local.
     unowned let accessory: Accessory
     let kind: Kind
     /// How long the answer may take, from when the request starts executing. Kept in

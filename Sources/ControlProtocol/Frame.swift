@@ -22,9 +22,16 @@ public struct Frame: Sendable, Hashable, JSONEncodable {
     /// Appends the frame object for `bytes` without building a `Frame` (e.g. from a slice of a
     /// receive buffer).
     public static func encode(_ bytes: some Collection<UInt8>, into buffer: inout [UInt8]) {
-        buffer.append(UInt8(ascii: "{"))
-        appendMembers(of: bytes, to: &buffer)
-        buffer.append(UInt8(ascii: "}"))
+        if bytes.withContiguousStorageIfAvailable({ write(of: $0, to: &buffer) }) == nil {
+            Array(bytes).withUnsafeBufferPointer { write(of: $0, to: &buffer) }
+        }
+    }
+
+    /// The frame object for `bytes`, to any sink.
+    static func write(of bytes: UnsafeBufferPointer<UInt8>, to sink: inout some JSONSink) {
+        sink.append(UInt8(ascii: "{"))
+        writeMembers(of: bytes, to: &sink)
+        sink.append(UInt8(ascii: "}"))
     }
 
     /// The frame as a `JSONValue` object (for callers that build results as values).

@@ -1,5 +1,3 @@
-import Glibc
-
 /// String literals: the escape-free fast path, escapes, surrogate pairs, UTF-8 validation.
 extension JSONParser {
     /// A string literal's content: where it lies in the line (it had no escapes), or its bytes
@@ -35,13 +33,16 @@ extension JSONParser {
         }
     }
 
-    /// Byte equality by `memcmp`: the generic `elementsEqual` walks both sides through
-    /// iterators, ~100 instructions for a short key, and keys are compared several times a request.
+    /// Byte equality over raw pointers: the generic `elementsEqual` walks both sides through
+    /// iterators, ~100 instructions for a short value, and values are compared on every request.
+    /// (A plain loop, not `memcmp`: `SystemCalls` is the one module that calls libc.)
     private static func equal(_ a: UnsafeBufferPointer<UInt8>, _ literal: StaticString) -> Bool {
         let count = literal.utf8CodeUnitCount
         guard a.count == count else { return false }
         guard count > 0, let base = a.baseAddress else { return true }
-        return memcmp(base, literal.utf8Start, count) == 0
+        let expected = literal.utf8Start
+        for i in 0..<count where base[i] != expected[i] { return false }
+        return true
     }
 
     /// Parses a string starting at its opening quote; its validated content.

@@ -65,7 +65,7 @@ extension JSONWriter: JSONSink {
     @inline(__always)
     mutating func append(contentsOf bytes: UnsafeBufferPointer<UInt8>) {
         precondition(bytes.count <= capacity - count, "JSONWriter: past its capacity")
-        if let source = bytes.baseAddress { (base + count).update(from: source, count: bytes.count) }
+        if let source = bytes.baseAddress { (base + count).initialize(from: source, count: bytes.count) }
         count += bytes.count
     }
 }

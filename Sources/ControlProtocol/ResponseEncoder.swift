@@ -5,11 +5,16 @@
 public enum ResponseEncoder {
     /// `{"jsonrpc":"2.0","id":…,"result":…}\n`
     public static func success(id: RequestID, result: some JSONEncodable, into buffer: inout [UInt8]) {
-        JSONOutput.appendLiteral("{\"jsonrpc\":\"2.0\",\"id\":", to: &buffer)
-        id.encodeJSON(into: &buffer)
-        JSONOutput.appendLiteral(",\"result\":", to: &buffer)
-        result.encodeJSON(into: &buffer)
-        JSONOutput.appendLiteral("}\n", to: &buffer)
+        writeSuccess(id: id, to: &buffer) { result.encodeJSON(into: &$0) }
+    }
+
+    /// The envelope of a success response around what `result` writes, to any sink.
+    private static func writeSuccess<Sink: JSONSink>(id: RequestID, to sink: inout Sink, result: (inout Sink) -> Void) {
+        sink.append("{\"jsonrpc\":\"2.0\",\"id\":")
+        id.write(to: &sink)
+        sink.append(",\"result\":")
+        result(&sink)
+        sink.append("}\n")
     }
 
     /// ``success(id:result:into:)`` as a new line: for a result with an
@@ -24,11 +29,7 @@ public enum ResponseEncoder {
         }
         // The envelope's literals are 31 bytes.
         return JSONWriter.line(capacity: 32 + id.maxEncodedCount + bound) { writer in
-            writer.append("{\"jsonrpc\":\"2.0\",\"id\":")
-            id.write(to: &writer)
-            writer.append(",\"result\":")
-            result.encodeJSON(into: &writer)
-            writer.append("}\n")
+            writeSuccess(id: id, to: &writer) { result.encodeJSON(into: &$0) }
         }
     }
 

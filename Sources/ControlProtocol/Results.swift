@@ -185,9 +185,7 @@ private func writeFrames(_ frames: [Frame], to sink: inout some JSONSink) {
     sink.append(UInt8(ascii: "["))
     for (index, frame) in frames.enumerated() {
         if index > 0 { sink.append(UInt8(ascii: ",")) }
-        sink.append(UInt8(ascii: "{"))
-        frame.bytes.withUnsafeBufferPointer { Frame.writeMembers(of: $0, to: &sink) }
-        sink.append(UInt8(ascii: "}"))
+        frame.bytes.withUnsafeBufferPointer { Frame.write(of: $0, to: &sink) }
     }
     sink.append(UInt8(ascii: "]"))
 }

@@ -87,10 +87,11 @@ public final class IOLoop: LoopScheduler, @unchecked Sendable {
     }
     var modeStates: [RunMode: ModeState] = [:]
     var commonModes: Set<RunMode> = [.default]
-    var sources: [CInt: FDSource] = [:]
-    /// The same sources indexed by descriptor, for the lookup on every event (hashing the
+    /// The sources, indexed by descriptor: the lookup on every event is an index (hashing the
     /// descriptor cost ~110 instructions an event; descriptors are small numbers).
     var sourcesByFD: [FDSource?] = []
+    /// The registered sources, for the rare walks over all of them.
+    var sources: some Sequence<FDSource> { sourcesByFD.lazy.compactMap { $0 } }
     var nextRegistrationID: UInt32 = 2  // 0 = wake-up eventfd, 1 = timerfd
     private var ownedWake: OwnedFD?
     var timerFD: OwnedFD?
@@ -178,7 +179,7 @@ public final class IOLoop: LoopScheduler, @unchecked Sendable {
         // A loop that was never shut down still owns descriptors; release them. (The thread of a
         // spawned loop holds a reference, so a spawned loop only gets here after shutdown.)
         if !isClosed {
-            for (_, s) in sources { s.owned.take()?.close() }
+            for s in sources { s.owned.take()?.close() }
             for (_, m) in modeStates { m.epoll.take()?.close() }
             ownedWake.take()?.close()
             timerFD.take()?.close()
@@ -332,8 +333,7 @@ public final class IOLoop: LoopScheduler, @unchecked Sendable {
         localClosed = true
         ran += runPerformBatch(limit: Int.max)
         finalDrainCount.store(ran, ordering: .releasing)
-        for (_, s) in sources { s.cancelAndTakeDescriptor()?.close() }
-        sources.removeAll()
+        for s in sources { s.cancelAndTakeDescriptor()?.close() }
         sourcesByFD.removeAll()
         for (_, t) in allTimers { t.cancel() }
         allTimers.removeAll()
@@ -362,7 +362,7 @@ public final class IOLoop: LoopScheduler, @unchecked Sendable {
         precondition(mode != .common)
         guard commonModes.insert(mode).inserted else { return }
         let state = try modeState(mode)
-        for (_, s) in sources where s.modes.contains(.common) && !s.registeredIn.contains(mode) {
+        for s in sources where s.modes.contains(.common) && !s.registeredIn.contains(mode) {
             try Epoll.control(state.epfd, .add, fd: s.fd, events: s.epollEvents, data: s.epollData)
             s.registeredIn.insert(mode)
         }
@@ -380,15 +380,12 @@ public final class IOLoop: LoopScheduler, @unchecked Sendable {
         return nextRegistrationID
     }
     func storeSource(_ s: FDSource) {
-        sources[s.fd] = s
         let index = Int(s.fd)
         if index >= sourcesByFD.count { sourcesByFD += Array(repeating: nil, count: index + 1 - sourcesByFD.count) }
         sourcesByFD[index] = s
     }
     func removeSource(_ s: FDSource) {
-        guard sources[s.fd] === s else { return }
-        sources[s.fd] = nil
-        sourcesByFD[Int(s.fd)] = nil
+        if sourceByFD(s.fd) === s { sourcesByFD[Int(s.fd)] = nil }
     }
     func modeStateIfPresent(_ mode: RunMode) -> ModeState? { modeStates[mode] }
     func rememberTimer(_ t: LoopTimer) { allTimers[ObjectIdentifier(t)] = t }
@@ -415,7 +412,7 @@ public final class IOLoop: LoopScheduler, @unchecked Sendable {
         try Epoll.control(ep.rawValue, .add, fd: timerRaw, events: .readable, data: UInt64(1) << 32)
         let state = ModeState(epoll: ep)
         modeStates[mode] = state
-        for (_, s) in sources where concreteModes(s.modes).contains(mode) && !s.registeredIn.contains(mode) {
+        for s in sources where concreteModes(s.modes).contains(mode) && !s.registeredIn.contains(mode) {
             try Epoll.control(state.epfd, .add, fd: s.fd, events: s.epollEvents, data: s.epollData)
             s.registeredIn.insert(mode)
         }

@@ -45,6 +45,10 @@ extension LoopScheduler {
     }
 
     /// Runs `block` now if on the loop, else performs it. Any thread.
+    ///
+    /// The closure is escaping, so its context is allocated even when it runs at once (inlining
+    /// this does not sink the allocation; measured: +1 allocation, ~640 instructions a request).
+    /// On a hot path, test `inLoop` at the call site instead.
     public func execute(_ block: @escaping @Sendable () -> Void) {
         if inLoop { block() } else { perform(block) }
     }
