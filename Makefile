@@ -64,7 +64,7 @@ ops-bench:
 serial-bench:
 	$(SWIFT) run -c release serial-bench
 
-## The soak (issue 7): 64 clients, random requests, kills, cancels, unplugs; checks the invariants.
+## The soak: 64 clients, random requests, kills, cancels, unplugs; checks the invariants.
 ## SOAK_SECONDS sets the measured time; SOAK_FLAGS passes more (see `soak --help`).
 SOAK_SECONDS ?= 300
 SOAK_FLAGS ?=

@@ -1,6 +1,6 @@
 // swift-tools-version: 6.1
 // accessoryd: a Linux daemon that owns serial and Bluetooth-RFCOMM accessories.
-// Targets and their layering are described in ../shared/DESIGN.md §2; dependencies point down.
+// Targets and their layering are described in docs/architecture.md ("Modules"); dependencies point down.
 import PackageDescription
 
 let strict: [SwiftSetting] = [
@@ -45,13 +45,13 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
-        // LoopOperation, DeviceQueue, conditions, observers, exclusivity (DESIGN.md §4).
+        // LoopOperation, DeviceQueue, conditions, observers, exclusivity.
         .target(
             name: "Operations",
             dependencies: ["IOLoop", .product(name: "DequeModule", package: "swift-collections")],
             swiftSettings: strict
         ),
-        // SerialPort, RFCOMMSocket and the framers (DESIGN.md §5).
+        // SerialPort, RFCOMMSocket and the framers.
         .target(name: "Transports", dependencies: ["IOLoop", "SystemCalls", "CAccessoryShims"], swiftSettings: strict),
         // Typed configuration decoded from YAML, and the JSON-RPC control protocol's messages.
         .target(name: "AccessoryConfig", dependencies: ["Yams", "ControlProtocol"], swiftSettings: strict),
@@ -70,7 +70,7 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
-        // sd_notify, the watchdog settings and socket activation, without libsystemd (DESIGN.md §7).
+        // sd_notify, the watchdog settings and socket activation, without libsystemd.
         .target(name: "Systemd", dependencies: ["SystemCalls"], swiftSettings: strict),
         // The Unix-socket JSON-RPC server: listener, connections, limits, peer credentials.
         .target(
@@ -80,7 +80,7 @@ let package = Package(
         ),
         // libudev, called only from Hotplug.
         .systemLibrary(name: "CUdev", pkgConfig: "libudev", providers: [.apt(["libudev-dev"])]),
-        // udev monitor and enumeration, the by-id folder watcher, identity matching (DESIGN.md §5, §7).
+        // udev monitor and enumeration, the by-id folder watcher, identity matching.
         .target(
             name: "Hotplug",
             dependencies: ["IOLoop", "SystemCalls", "CUdev", "AccessoryConfig"],
@@ -134,7 +134,7 @@ let package = Package(
             path: "bench/compare-bench",
             swiftSettings: strict
         ),
-        // The soak program (issue 7): accessoryd under random load with kills, cancels and unplugs.
+        // The soak program: accessoryd under random load with kills, cancels and unplugs.
         .executableTarget(
             name: "soak",
             dependencies: ["ControlProtocol", "IOLoop", "SystemCalls"],

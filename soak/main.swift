@@ -1,4 +1,4 @@
-// soak: accessoryd under sustained random load with faults (issue 7). Many clients do random
+// soak: accessoryd under sustained random load with faults. Many clients do random
 // transact/write/read/subscribe/lock/cancel on echo accessories while clients are killed,
 // requests cancelled and accessories unplugged and replugged; the invariants are checked as
 // the responses arrive and at the end, and the totals printed.

@@ -1,6 +1,6 @@
 import ControlProtocol
 
-/// The protocol's methods (DESIGN.md §6), typed. Each throws ``ClientError/rpc(_:)`` with the
+/// The protocol's methods, typed. Each throws ``ClientError/rpc(_:)`` with the
 /// daemon's error (`unknown_device`, `timed_out`, …), ``ClientError/disconnected`` when the
 /// connection ends first, or ``ClientError/protocolError(_:)`` when the result has the wrong
 /// shape. Durations are sent in whole milliseconds, rounded up.

@@ -3,7 +3,7 @@ import IOLoop
 import SystemCalls
 
 /// A connection to accessoryd over its Unix socket, speaking the control protocol
-/// (newline-delimited JSON-RPC 2.0, DESIGN.md §6) with async/await.
+/// (newline-delimited JSON-RPC 2.0) with async/await.
 ///
 /// Many calls may be in flight at once, from many tasks: each gets a request id from this
 /// connection, and responses are matched by id whatever order the daemon answers in.

@@ -84,7 +84,7 @@ public struct Frame: Sendable, Hashable, JSONEncodable {
     }
 }
 
-/// The wire names of accessory states (DESIGN.md §5): `absent → opening → ready →
+/// The wire names of accessory states: `absent → opening → ready →
 /// (failed | absent)`, and `disabled`.
 ///
 /// Threading: a value. Any thread.

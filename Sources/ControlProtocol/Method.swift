@@ -1,4 +1,4 @@
-/// The names of the protocol's methods (DESIGN.md §6).
+/// The names of the protocol's methods (README.md, "The control protocol").
 ///
 /// Threading: a value. Any thread.
 public enum MethodName: String, Sendable, CaseIterable {

@@ -6,7 +6,7 @@ import IOLoop
 import SystemCalls
 import Systemd
 
-/// The daemon's side of systemd (DESIGN.md §7): `READY=1` once the control socket listens and
+/// The daemon's side of systemd: `READY=1` once the control socket listens and
 /// both loops run, `STATUS=` when the summary changes, `RELOADING=1`/`READY=1` around a reload,
 /// `STOPPING=1`, the watchdog from the device loop, and the socket inherited by socket
 /// activation. Without `NOTIFY_SOCKET` (not started by systemd) every notification is a no-op.

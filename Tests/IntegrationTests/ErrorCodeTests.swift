@@ -3,7 +3,7 @@ import Glibc
 import SystemCalls
 import Testing
 
-/// Every error code of DESIGN.md §6, each provoked for real against the built daemon.
+/// Every error code of the control protocol, each provoked for real against the built daemon.
 ///
 /// Threading: each test runs on its own test thread and owns its scenario's processes.
 @Suite struct ErrorCodeTests {

@@ -3,7 +3,7 @@ import Glibc
 import SystemCalls
 import Testing
 
-/// Every method of DESIGN.md §6 against the built daemon and simulated accessories.
+/// Every method of the control protocol against the built daemon and simulated accessories.
 ///
 /// Threading: each test runs on its own test thread and owns its scenario's processes.
 @Suite struct MethodTests {

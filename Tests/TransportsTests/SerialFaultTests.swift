@@ -4,7 +4,7 @@ import SystemCalls
 import Testing
 import Transports
 
-/// The serial write and read paths on a real pty under the faults issue 7 lists: every write
+/// The serial write and read paths on a real pty under the faults the reliability tests list (Tests/RELIABILITY.md): every write
 /// first refused with `EAGAIN` and then moving a single byte, and every system call interrupted.
 @Suite struct SerialFaultTests {
     typealias Fixture = SerialStreamTests.Fixture

@@ -3,7 +3,7 @@ import Glibc
 import SystemCalls
 
 /// accessoryd alone: what a flood of long request lines from other clients costs, in each thread
-/// layout. DESIGN §1 keeps the clients off the device loop so that "a huge JSON line must never
+/// layout. The `own` layout keeps the clients off the device loop so that "a huge JSON line must never
 /// delay a byte on a serial line"; with `threads: {control: shared}` (the default) they share it,
 /// bounded by the control server's input budget per turn of the loop. Two things are timed, quiet
 /// and then flooded: how late an accessory's unprompted lines reach a subscriber (echo-accessory

@@ -1,5 +1,5 @@
 // ops-bench: operations per second through one DeviceQueue, against Foundation's OperationQueue
-// doing the same work (../shared/DESIGN.md §4, issue 3).
+// doing the same work (docs/architecture.md, "Operations").
 //
 // Each variant pushes N operations from the main thread into a serial queue whose work finishes
 // at once on the device loop (a spawned IOLoop thread). The clock runs from the first add to the
