@@ -67,9 +67,12 @@ extension Accessory {
             return
         }
         setState(.opening, "connecting to \(endpoint)")
-        rfcommConnector = RFCOMMConnector.connect(to: endpoint, on: loop, maxOutboundBytes: limits.clientOutboundBytes)
-        {
-            [link] result in
+        rfcommConnector = RFCOMMConnector.connect(
+            to: endpoint,
+            on: loop,
+            driver: rfcommDriver,
+            maxOutboundBytes: limits.clientOutboundBytes
+        ) { [link] result in
             link.accessory?.rfcommConnected(result, endpoint: endpoint)
         }
     }

@@ -23,6 +23,8 @@ public final class Accessory: @unchecked Sendable {  // @unchecked: all mutable 
     /// What timers and other deferred work hold instead of `[weak self]` (see ``AccessoryLink``).
     let link = AccessoryLink()
     let limits: Limits
+    /// Makes and connects the socket of an `rfcomm` accessory (see ``AccessoryRegistry``).
+    let rfcommDriver: RFCOMMSocketDriver
     let untilPattern: Regex<AnyRegexOutput>?
     let unsolicitedPatterns: [Regex<AnyRegexOutput>]
 
@@ -79,8 +81,15 @@ public final class Accessory: @unchecked Sendable {  // @unchecked: all mutable 
     /// Log lines. Device loop.
     var log: (LogLevel, String) -> Void = { _, _ in }
 
-    init(settings: AccessorySettings, devicePath: String?, loop: IOLoop, limits: Limits) {
+    init(
+        settings: AccessorySettings,
+        devicePath: String?,
+        loop: IOLoop,
+        limits: Limits,
+        rfcommDriver: RFCOMMSocketDriver = .bluetooth
+    ) {
         self.name = settings.name
+        self.rfcommDriver = rfcommDriver
         self.settings = settings
         self.access = AccessControl(settings.access)
         self.loop = loop

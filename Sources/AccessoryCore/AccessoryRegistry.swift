@@ -3,6 +3,7 @@ import ControlProtocol
 import Hotplug
 import IOLoop
 import Operations
+import Transports
 
 /// The daemon's accessories, their subscribers and the requests in flight, on the device loop.
 ///
@@ -46,19 +47,27 @@ public final class AccessoryRegistry: @unchecked Sendable {  // @unchecked: muta
     public var daemonStatus: @Sendable () -> JSONObject = { [:] }
     /// Told after every accessory state change (for systemd's STATUS=). Device loop.
     public var onStateChange: ((Accessory) -> Void)?
+    /// How `rfcomm` accessories connect: the kernel's Bluetooth sockets unless a test gives a
+    /// stand-in (a socketpair or Unix-socket driver), so that the RFCOMM lifecycle runs through
+    /// the registry on hosts without a Bluetooth stack.
+    let rfcommDriver: RFCOMMSocketDriver
     let log: (LogLevel, String) -> Void
 
     /// Makes the registry; call ``start()`` on the device loop to open the accessories.
     /// `devicePaths` gives the path to open for accessories whose source is not a plain path (the
-    /// simulator's link, a by-id link). Any thread.
+    /// simulator's link, a by-id link). `rfcommDriver` makes and connects the sockets of
+    /// `rfcomm` accessories (the daemon keeps the default, ``RFCOMMSocketDriver/bluetooth``).
+    /// Any thread.
     public init(
         loop: IOLoop,
         configuration: Configuration,
         devicePaths: [String: String],
+        rfcommDriver: RFCOMMSocketDriver = .bluetooth,
         log: @escaping (LogLevel, String) -> Void
     ) {
         self.loop = loop
         self.limits = configuration.limits
+        self.rfcommDriver = rfcommDriver
         self.log = log
         for settings in configuration.accessories {
             let a = makeAccessory(settings, devicePaths: devicePaths, limits: configuration.limits)
@@ -81,7 +90,8 @@ public final class AccessoryRegistry: @unchecked Sendable {  // @unchecked: muta
             settings: settings,
             devicePath: Self.devicePath(for: settings, devicePaths: devicePaths),
             loop: loop,
-            limits: limits
+            limits: limits,
+            rfcommDriver: rfcommDriver
         )
     }
 

@@ -6,6 +6,7 @@ import ControlProtocol
 import Glibc
 import IOLoop
 import SystemCalls
+import Transports
 
 /// Records what the registry answers and notifies, for one pretend client. Any thread.
 final class RecordingOrigin: RequestOrigin, @unchecked Sendable {  // @unchecked: state is in a Locked.
@@ -65,8 +66,9 @@ final class CoreHarness: @unchecked Sendable {  // @unchecked: fields are set in
     var simulators: [SimulatedAccessory] = []
     let dir: String
 
-    /// `yaml` may use `{sim:NAME}` for the path of simulator NAME from `sims`.
-    init(sims: [String: SimulatorConfiguration], yaml: String) throws {
+    /// `yaml` may use `{sim:NAME}` for the path of simulator NAME from `sims`; `rfcommDriver`
+    /// stands in for Bluetooth sockets (`rfcomm` accessories).
+    init(sims: [String: SimulatorConfiguration], yaml: String, rfcommDriver: RFCOMMSocketDriver = .bluetooth) throws {
         loop = try IOLoop.spawn(name: "core-test")
         dir = try FileIO.makeTemporaryDirectory(prefix: "/tmp/accessoryd-core-")
         var text = yaml
@@ -77,7 +79,12 @@ final class CoreHarness: @unchecked Sendable {  // @unchecked: fields are set in
             text = text.replacingOccurrences(of: "{sim:\(name)}", with: "\(dir)/\(name)")
         }
         let configuration = try ConfigurationLoader.load(yaml: text, file: "test.yaml")
-        registry = AccessoryRegistry(loop: loop, configuration: configuration, devicePaths: [:]) { _, _ in }
+        registry = AccessoryRegistry(
+            loop: loop,
+            configuration: configuration,
+            devicePaths: [:],
+            rfcommDriver: rfcommDriver
+        ) { _, _ in }
         let r = registry
         loop.perform { r.start() }
     }
