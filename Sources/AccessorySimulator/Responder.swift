@@ -50,7 +50,11 @@ extension Responder {
 func makeResponder(for configuration: SimulatorConfiguration) -> any Responder {
     switch configuration.personality {
     case .echo:
-        return EchoResponder(terminator: configuration.terminator, maxLength: configuration.maxInboundLength)
+        return EchoResponder(
+            terminator: configuration.terminator,
+            maxLength: configuration.maxInboundLength,
+            replyRepeat: configuration.replyRepeat
+        )
     case .atModem:
         return ATModemResponder(
             unsolicitedInterval: configuration.unsolicitedInterval,
@@ -59,7 +63,11 @@ func makeResponder(for configuration: SimulatorConfiguration) -> any Responder {
     case .nmea:
         return NMEAResponder(interval: configuration.unsolicitedInterval ?? .seconds(1))
     case .framed(let framing):
-        return FramedResponder(framing: framing, maxLength: configuration.maxInboundLength)
+        return FramedResponder(
+            framing: framing,
+            maxLength: configuration.maxInboundLength,
+            replyRepeat: configuration.replyRepeat
+        )
     case .script(let script):
         return ScriptResponder(
             script: script,

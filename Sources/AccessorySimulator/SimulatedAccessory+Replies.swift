@@ -81,7 +81,14 @@ extension SimulatedAccessory {
             return
         case .send(let garbage, let late):
             let bytes = garbage ? garble(output.bytes) : output.bytes
-            queue(bytes, after: configuration.responseDelay + output.delay + late)
+            let delay = configuration.responseDelay + output.delay + late
+            if let pause = configuration.splitReplies, bytes.count >= 2 {
+                // One frame in two writes: the reader must put it back together.
+                queue(Array(bytes[..<(bytes.count / 2)]), after: delay)
+                queue(Array(bytes[(bytes.count / 2)...]), after: delay + pause)
+            } else {
+                queue(bytes, after: delay)
+            }
         }
     }
 

@@ -25,6 +25,13 @@ public struct SimulatorConfiguration: Sendable {
     public var maxInboundLength: Int
     /// Seeds the generator of garbage bytes and fault probabilities; random when nil.
     public var seed: UInt64?
+    /// When set, every reply of two bytes or more leaves in two writes, the second half this long
+    /// after the first: the reader sees one frame split across reads.
+    public var splitReplies: Duration?
+    /// For `framed` and the raw `echo` (terminator `.none`): each reply carries the received
+    /// payload this many times, so that answers can be longer than requests (to exceed a frame
+    /// limit on the reading side).
+    public var replyRepeat: Int
 
     public init(
         name: String = "sim",
@@ -36,7 +43,9 @@ public struct SimulatorConfiguration: Sendable {
         linkPath: String? = nil,
         keepLinkWhileGone: Bool = false,
         maxInboundLength: Int = 65_536,
-        seed: UInt64? = nil
+        seed: UInt64? = nil,
+        splitReplies: Duration? = nil,
+        replyRepeat: Int = 1
     ) {
         self.name = name
         self.personality = personality
@@ -48,6 +57,8 @@ public struct SimulatorConfiguration: Sendable {
         self.keepLinkWhileGone = keepLinkWhileGone
         self.maxInboundLength = maxInboundLength
         self.seed = seed
+        self.splitReplies = splitReplies
+        self.replyRepeat = replyRepeat
     }
 
     /// Checks the values that cannot be expressed by the types. Any thread.
@@ -60,6 +71,8 @@ public struct SimulatorConfiguration: Sendable {
             throw .invalidConfiguration("the unsolicited interval must be positive")
         }
         if responseDelay < .zero { throw .invalidConfiguration("the response delay must not be negative") }
+        if let s = splitReplies, s <= .zero { throw .invalidConfiguration("the split-reply pause must be positive") }
+        if !(1...1024).contains(replyRepeat) { throw .invalidConfiguration("replyRepeat must be from 1 to 1024") }
         try faults.validate()
     }
 }
@@ -72,7 +85,7 @@ public enum Personality: Sendable, Equatable {
     case atModem
     /// A stream of GPS sentences (GGA and RMC) with valid checksums; input is ignored.
     case nmea
-    /// Each SLIP or COBS frame is decoded and echoed re-encoded.
+    /// Each SLIP, COBS or length-prefixed frame is decoded and echoed re-encoded.
     case framed(Framing)
     /// Expect/send steps read from a YAML file.
     case script(SimulatorScript)
@@ -95,6 +108,8 @@ public enum Framing: String, Sendable, CaseIterable {
     case slip
     /// Consistent Overhead Byte Stuffing, each frame followed by a 0x00 delimiter.
     case cobs
+    /// A two-byte big-endian payload length, then the payload (``LengthPrefixCodec``).
+    case lengthPrefixed = "length-prefixed"
 }
 
 /// Where inbound lines end. Any thread (a value).

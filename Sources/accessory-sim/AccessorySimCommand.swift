@@ -111,6 +111,22 @@ struct AccessorySimCommand: ParsableCommand {
     @Flag(help: "While hung up, leave the link dangling instead of removing it.")
     var keepDanglingLink = false
 
+    @Option(
+        help: ArgumentHelp(
+            "Write each reply in two halves, the second this many ms after the first (a frame split across reads).",
+            valueName: "ms"
+        )
+    )
+    var splitMs: Int?
+
+    @Option(
+        help: ArgumentHelp(
+            "framed and raw echo (--terminator none): each reply repeats the received payload N times (1-1024).",
+            valueName: "n"
+        )
+    )
+    var replyRepeat: Int = 1
+
     @Option(help: ArgumentHelp("Seed for garbage bytes and fault draws (random by default).", valueName: "n"))
     var seed: UInt64?
 
@@ -128,6 +144,8 @@ struct AccessorySimCommand: ParsableCommand {
             throw ValidationError("\(flag) must not be negative")
         }
         if let u = unsolicitedMs, u == 0 { throw ValidationError("--unsolicited-ms must be positive") }
+        if let s = splitMs, s <= 0 { throw ValidationError("--split-ms must be positive") }
+        if !(1...1024).contains(replyRepeat) { throw ValidationError("--reply-repeat must be from 1 to 1024") }
         for (flag, v) in [
             ("--late-every", lateEvery), ("--garbage-every", garbageEvery ?? 1), ("--drop-every", dropEvery ?? 1),
         ]
@@ -192,7 +210,7 @@ struct AccessorySimCommand: ParsableCommand {
         case .echo: p = .echo
         case .atModem: p = .atModem
         case .nmea: p = .nmea
-        case .framed: p = .framed(framing == .slip ? .slip : .cobs)
+        case .framed: p = .framed(Framing(rawValue: framing.rawValue) ?? .slip)
         case .script: p = .script(try SimulatorScript.load(path: script ?? ""))
         }
         let defaultTerminator: LineTerminator = personality == .echo ? .lf : .any
@@ -215,7 +233,9 @@ struct AccessorySimCommand: ParsableCommand {
             linkPath: link,
             keepLinkWhileGone: keepDanglingLink,
             maxInboundLength: maxLength,
-            seed: seed
+            seed: seed,
+            splitReplies: splitMs.map { .milliseconds($0) },
+            replyRepeat: replyRepeat
         )
     }
 }

@@ -13,6 +13,7 @@ enum PersonalityArgument: String, CaseIterable, ExpressibleByArgument {
 enum FramingArgument: String, CaseIterable, ExpressibleByArgument {
     case slip
     case cobs
+    case lengthPrefixed = "length-prefixed"
 }
 
 /// `--terminator` values. Any thread (a value).
