@@ -120,6 +120,7 @@ extension Accessory {
             counters.framesDropped += 1
             counters.lastError = error.description
             log(.warning, "\(name): \(error)")
+            claimant?.frameSkipped(error)
         }
         channel.onDrained = { [unowned self] in
             claimant?.outboundDrained()

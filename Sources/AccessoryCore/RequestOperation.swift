@@ -51,6 +51,8 @@ final class RequestOperation: LoopOperation, @unchecked Sendable {  // @unchecke
     private var frames: [Frame] = []
     private var startedAt: LoopInstant?
     private var expired = false
+    /// A `transact` whose answer was skipped by the framer (``frameSkipped(_:)``).
+    private var answerSkipped = false
     private var written = 0
     private var replied = false
     /// An `attach` that started: its one response went out then, none at the end.
@@ -139,6 +141,23 @@ final class RequestOperation: LoopOperation, @unchecked Sendable {  // @unchecke
         }
     }
 
+    /// The framer skipped a frame while this request was executing. For a `transact`, a frame too
+    /// large for `framing.max_frame_bytes` is almost surely its answer: the request fails now with
+    /// that reason instead of waiting out its timeout for an answer that will never come. The rest
+    /// of that frame may still be arriving, so the queue resyncs before the next request, as after
+    /// a timeout. Badly encoded frames do not end it (they may be line noise before the answer).
+    /// Device loop.
+    func frameSkipped(_ error: FramingError) {
+        guard state == .executing, case .transact = kind, case .frameTooLarge = error else { return }
+        answerSkipped = true
+        finish(
+            error: AccessoryError.io(
+                device: accessory.name,
+                reason: "\(error); raise framing.max_frame_bytes if its answers can be that long"
+            )
+        )
+    }
+
     /// The transport's outbound buffer emptied. Device loop.
     func outboundDrained() {
         if case .write = kind, state == .executing { finish() }
@@ -161,7 +180,8 @@ final class RequestOperation: LoopOperation, @unchecked Sendable {  // @unchecke
         // A transaction that timed out may still be answered: discard what comes late. A read that
         // timed out sent nothing, so there is nothing to resync.
         if expired, case .read = kind { return false }
-        return expired || super.needsResync
+        // Nor is a skipped answer: its tail may still be arriving.
+        return expired || answerSkipped || super.needsResync
     }
 
     /// When this request, executing, stops waiting: its timeout counts from when it started.
