@@ -37,18 +37,27 @@ extension AccessoryRegistry {
         }
     }
 
-    /// A link or node appeared in (or disappeared from) a watched folder. Device loop.
+    /// A link or node appeared in (or disappeared from) a watched folder: it opens the accessories
+    /// whose device path is that path, or a symbolic link that leads to it (a link made ahead of
+    /// the device, whose node appears in a folder of `hotplug.watch`). Device loop.
     public func pathAppeared(_ path: String) {
         loop.preconditionInLoop()
-        for a in accessories where !a.isMatchedByUdev && a.devicePath == path { a.deviceAppeared() }
+        for a in accessories where !a.isMatchedByUdev && a.state != .ready && leadsTo(a, path) { a.deviceAppeared() }
     }
 
     /// See ``pathAppeared(_:)``. Device loop.
     public func pathDisappeared(_ path: String) {
         loop.preconditionInLoop()
-        for a in accessories where !a.isMatchedByUdev && a.devicePath == path {
+        for a in accessories where !a.isMatchedByUdev && leadsTo(a, path) {
             a.deviceDisappeared("\(path) disappeared")
         }
+    }
+
+    /// Whether accessory `a` is opened through `path`: its device path, or a link on the way.
+    private func leadsTo(_ a: Accessory, _ path: String) -> Bool {
+        guard let devicePath = a.devicePath else { return false }
+        if devicePath == path { return true }
+        return LinkChain.paths(from: devicePath).dropFirst().contains(path)
     }
 
     /// The folders whose entries name accessories' devices (what a directory watcher should

@@ -114,7 +114,13 @@ final class Daemon {
             return o
         }
         // Watch the device folders, open the accessories, then start the udev monitor.
-        let hotplug = HotplugService(loop: deviceLoop, registry: registry, settings: configuration.hotplug, log: log)
+        let hotplug = HotplugService(
+            loop: deviceLoop,
+            registry: registry,
+            settings: configuration.hotplug,
+            log: log,
+            udevFailure: TestHooks.udevFailure(environment: environment)
+        )
         // Both ways out: the hot-plug sources and the accessories are closed on the device loop
         // (their fds live there), queued requests answered; then the loops and the simulators.
         func closeDevices() {

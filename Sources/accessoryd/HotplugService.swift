@@ -13,14 +13,23 @@ final class HotplugService: @unchecked Sendable {  // @unchecked: state is devic
     let registry: AccessoryRegistry
     let settings: HotplugSettings
     let log: DaemonLog
+    /// Set by a test hook only: the udev monitor fails with this, as where udev is unavailable.
+    private let udevFailure: HotplugError?
     private var monitor: UdevMonitor?
     private var watchers: [String: DirectoryWatcher] = [:]
 
-    init(loop: IOLoop, registry: AccessoryRegistry, settings: HotplugSettings, log: DaemonLog) {
+    init(
+        loop: IOLoop,
+        registry: AccessoryRegistry,
+        settings: HotplugSettings,
+        log: DaemonLog,
+        udevFailure: HotplugError? = nil
+    ) {
         self.loop = loop
         self.registry = registry
         self.settings = settings
         self.log = log
+        self.udevFailure = udevFailure
     }
 
     /// Watches the folders, opens the accessories, then starts the udev monitor and feeds it the
@@ -31,6 +40,7 @@ final class HotplugService: @unchecked Sendable {  // @unchecked: state is devic
         registry.start()
         guard settings.udev != .off else { return nil }
         do {
+            if let udevFailure { throw udevFailure }
             let m = try UdevMonitor(loop: loop, subsystems: ["tty"]) { [registry] event in registry.hotplug(event) }
             let present = try m.start()
             monitor = m

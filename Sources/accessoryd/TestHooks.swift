@@ -1,4 +1,5 @@
 import Glibc
+import Hotplug
 import IOLoop
 import SystemCalls
 
@@ -37,5 +38,17 @@ enum TestHooks {
                 log(.error, "test hooks: cannot watch the signal pipe: \(error)")
             }
         }
+    }
+
+    /// TEST HOOK, not a feature: only with `ACCESSORYD_TEST_HOOKS=1` and
+    /// `ACCESSORYD_TEST_NO_UDEV=1`, the udev monitor fails to start, as it does where udev is
+    /// unavailable (a container without /run/udev, a seccomp filter on netlink). The integration
+    /// tests use it for `hotplug.udev: auto`'s fallback to folder watching and for `on`'s refusal
+    /// to start; nothing else on a test machine makes libudev fail. Main thread.
+    static func udevFailure(environment: [String: String]) -> HotplugError? {
+        guard environment["ACCESSORYD_TEST_HOOKS"] == "1", environment["ACCESSORYD_TEST_NO_UDEV"] == "1" else {
+            return nil
+        }
+        return .udevUnavailable(step: "udev_monitor_new_from_netlink (test hook ACCESSORYD_TEST_NO_UDEV)", errno: nil)
     }
 }

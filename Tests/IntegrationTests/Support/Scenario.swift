@@ -53,9 +53,10 @@ final class Scenario {
 
     /// The configuration text: the socket in the folder (mode 0666), `limits`, the accessories;
     /// and `threads.control` from `ACCESSORYD_IT_CONTROL_THREAD` when set (`make test` runs this
-    /// suite once more with `own`, the two-thread layout).
-    func configuration(limits: [(String, Int)] = [], accessories: [String]) -> String {
-        var text = "socket:\n  path: \(socketPath)\n  mode: \"0666\"\n"
+    /// suite once more with `own`, the two-thread layout). `sections` is more top-level YAML
+    /// (e.g. a `hotplug:` block), each line ending with a newline.
+    func configuration(limits: [(String, Int)] = [], accessories: [String], sections: String = "") -> String {
+        var text = "socket:\n  path: \(socketPath)\n  mode: \"0666\"\n" + sections
         if let placement = getenv("ACCESSORYD_IT_CONTROL_THREAD").map({ String(cString: $0) }) {
             text += "threads:\n  control: \(placement)\n"
         }
@@ -66,15 +67,20 @@ final class Scenario {
         return text
     }
 
-    /// Writes the configuration, starts the daemon on it (with `environment` added to ours), and
-    /// waits until `ready` accessories (default: every simulator started so far) are ready.
+    /// Writes the configuration (`sections`: more top-level YAML), starts the daemon on it (with
+    /// `environment` added to ours), and waits until `ready` accessories (default: every simulator
+    /// started so far) are ready.
     func startDaemon(
         limits: [(String, Int)] = [],
         accessories: [String],
         ready: [String]? = nil,
-        environment: [String: String]? = nil
+        environment: [String: String]? = nil,
+        sections: String = ""
     ) throws {
-        let path = try directory.write("accessoryd.yaml", configuration(limits: limits, accessories: accessories))
+        let path = try directory.write(
+            "accessoryd.yaml",
+            configuration(limits: limits, accessories: accessories, sections: sections)
+        )
         daemon = try DaemonRun(
             configPath: path,
             socketPath: socketPath,
