@@ -246,4 +246,13 @@ extension Response {
 extension JSONValue {
     /// The number as an `Int`, if it is an integer.
     var intValue: Int? { int64Value.map { Int($0) } }
+
+    /// The number as a `Double`, whether written as an integer or not.
+    var doubleValue: Double? {
+        switch self {
+        case .number(.integer(let value)): Double(value)
+        case .number(.double(let value)): value
+        default: nil
+        }
+    }
 }
