@@ -23,10 +23,11 @@ struct ConfigSource {
     }
 
     /// An explicit `--config` must exist; without one, the system file is used if present, else
-    /// the embedded default.
-    static func resolve(explicit: String?, runtimeDirectory: String) throws -> ConfigSource {
+    /// the embedded default. `embedded` (`--embedded-default`) takes the embedded default whatever
+    /// /etc holds, so that the demo and the tests run the same configuration on every machine.
+    static func resolve(explicit: String?, embedded: Bool = false, runtimeDirectory: String) throws -> ConfigSource {
         let path = explicit ?? defaultPath
-        if explicit == nil && access(path, F_OK) != 0 {
+        if embedded || (explicit == nil && access(path, F_OK) != 0) {
             do {
                 let c = try EmbeddedDefault.configuration(runtimeDirectory: runtimeDirectory)
                 return ConfigSource(path: nil, configuration: c, issues: [])

@@ -11,12 +11,20 @@ struct AccessorydCommand: ParsableCommand {
         discussion: """
             With no configuration file (and no --config), accessoryd runs its embedded default: \
             simulated accessories (echo, an AT modem, a GPS, a SLIP device) served by accessory-sim, \
-            with the socket in the runtime directory. See README.md for the configuration and the protocol.
+            with the socket in the runtime directory. --embedded-default runs it even when the system \
+            file exists (the demo and the tests, which must not depend on /etc). See README.md for the \
+            configuration and the protocol.
             """
     )
 
     @Option(name: .long, help: "The configuration file (default /etc/accessoryd/accessoryd.yaml).")
     var config: String?
+
+    @Flag(
+        name: .long,
+        help: "Run the embedded default (simulated accessories) even if /etc/accessoryd/accessoryd.yaml exists."
+    )
+    var embeddedDefault = false
 
     @Flag(name: .long, help: "Validate the configuration, print every problem with file:line, and exit 0 (valid) or 1.")
     var checkConfig = false
@@ -31,11 +39,21 @@ struct AccessorydCommand: ParsableCommand {
     @Option(name: .long, help: "Path of the accessory-sim executable (default: next to accessoryd).")
     var simulator: String?
 
+    func validate() throws {
+        if embeddedDefault && config != nil {
+            throw ValidationError("--embedded-default and --config exclude each other: give one")
+        }
+    }
+
     func run() throws {
         let environment = DaemonEnvironment.current()
         let source: ConfigSource
         do {
-            source = try ConfigSource.resolve(explicit: config, runtimeDirectory: runtimeDirectory(environment))
+            source = try ConfigSource.resolve(
+                explicit: config,
+                embedded: embeddedDefault,
+                runtimeDirectory: runtimeDirectory(environment)
+            )
         } catch {
             printError("accessoryd: \(error)")
             throw ExitCode(1)

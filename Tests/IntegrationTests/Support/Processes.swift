@@ -143,18 +143,23 @@ final class DaemonRun {
     /// Starts the daemon (with `environment` added to ours) and, if `waitForSocket`, waits
     /// (bounded) until its socket accepts a connection. `launcher` runs it (e.g. `setpriv
     /// --reuid=65534 …`, `prlimit --nofile=…`); `runtimeDirectory` is the folder's path unless given.
+    /// A nil `configPath` passes no `--config` (the system file or the embedded default);
+    /// `extraArguments` go after the others.
     init(
-        configPath: String,
+        configPath: String?,
         socketPath: String,
         in directory: TemporaryDirectory,
         environment: [String: String]? = nil,
         waitForSocket: Bool = true,
         runtimeDirectory: String? = nil,
-        launcher: [String] = []
+        launcher: [String] = [],
+        extraArguments: [String] = []
     ) throws {
         self.socketPath = socketPath
         let daemon = try BuiltProducts.daemon()
-        let arguments = ["--config", configPath, "--runtime-dir", runtimeDirectory ?? directory.path]
+        let arguments =
+            (configPath.map { ["--config", $0] } ?? []) + ["--runtime-dir", runtimeDirectory ?? directory.path]
+            + extraArguments
         child = try ChildRun(
             label: "accessoryd",
             executable: launcher.first ?? daemon,
