@@ -12,8 +12,14 @@ if command -v pkg-config >/dev/null 2>&1; then
 else
   missing+=(libudev-dev)
 fi
-command -v setpriv >/dev/null 2>&1 || missing+=(util-linux)
+# What the tests run, found on PATH (Tests: ExternalProgram): setpriv (other users), prlimit
+# (the out-of-descriptors test), unshare (`make test`'s netlink tests), python3 (clients as
+# other users, a lock holder), strace (what the unprivileged daemon writes).
+for program in setpriv prlimit unshare; do
+  command -v "$program" >/dev/null 2>&1 || { missing+=(util-linux); break; }
+done
 command -v python3 >/dev/null 2>&1 || missing+=(python3)
+command -v strace >/dev/null 2>&1 || missing+=(strace)
 # systemd-analyze (make units) and systemd-socket-activate (the socket-activation test).
 command -v systemd-socket-activate >/dev/null 2>&1 || missing+=(systemd)
 if [ "${1:-}" = "--bench" ]; then

@@ -1,3 +1,4 @@
+import AccessoryTestSupport
 import ControlProtocol
 import Glibc
 import SystemCalls
@@ -7,12 +8,12 @@ import Testing
 ///
 /// Threading: the test's task; the child runs as uid 65534 through `setpriv`.
 @Suite struct CtlPermissionTests {
-    static let setpriv = "/usr/bin/setpriv"
+    static let setpriv = ExternalProgram.locate("setpriv")
 
     static var skipReason: String? {
         if CtlProcess.executable == nil { return CtlProcess.notBuilt }
         if getuid() != 0 { return "running another uid with setpriv needs root" }
-        if access(setpriv, X_OK) != 0 { return "setpriv is not installed" }
+        if let missing = ExternalProgram.missing("setpriv") { return missing }
         return nil
     }
 

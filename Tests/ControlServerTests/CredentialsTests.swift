@@ -54,9 +54,11 @@ struct CredentialsTests {
         let reader = pipe.first
         let writer = pipe.second
         let pid = try ChildProcess.spawn(
-            "/usr/bin/setpriv",
+            ExternalProgram.locate("setpriv"),
             arguments: [
-                "--reuid=65534", "--regid=65534", groupsArgument, "/usr/bin/python3", "-c", script, socket,
+                "--reuid=65534", "--regid=65534", groupsArgument,
+                ExternalProgram.locate("python3", forOtherUsers: true), "-c", script,
+                socket,
             ],
             standardOutput: writer.rawValue
         )
@@ -78,6 +80,10 @@ struct CredentialsTests {
 
     @Test(
         "a client running as another uid: the handler sees uid, gid, pid and groups",
+        .enabled(
+            if: ExternalProgram.missingAsAnotherUser("python3") == nil,
+            "\(ExternalProgram.missingAsAnotherUser("python3") ?? "")"
+        ),
         arguments: [("--clear-groups", [UInt32]()), ("--groups=20,1", [1, 20])]
     )
     func otherUser(groupsArgument: String, expectedGroups: [UInt32]) throws {

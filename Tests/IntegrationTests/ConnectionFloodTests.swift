@@ -1,3 +1,4 @@
+import AccessoryTestSupport
 import ControlProtocol
 import Glibc
 import SystemCalls
@@ -95,7 +96,10 @@ import Testing
         defer { s.finish() }
         try s.simulator("echo")
         // 64 descriptors and room for 1,000 clients: accept fails with EMFILE long before the limit.
-        s.launcher = ["/usr/bin/prlimit", "--nofile=64:64", "--"]
+        s.launcher = [
+            try #require(ExternalProgram.path("prlimit"), "\(ExternalProgram.missing("prlimit") ?? "")"),
+            "--nofile=64:64", "--",
+        ]
         try s.startDaemon(limits: [("max_clients", 1000)], accessories: [s.lineAccessory("echo")])
         let pid = try #require(s.daemon?.pid)
         var clients = try (0..<90).map { _ in try Self.connect(s) }

@@ -1,3 +1,4 @@
+import AccessoryTestSupport
 import ControlProtocol
 import Glibc
 import SystemCalls
@@ -8,7 +9,7 @@ import Testing
 ///
 /// Threading: the test's thread; it owns the scenario's processes and the holder child.
 @Suite struct LockHolderTests {
-    static let python = "/usr/bin/python3"
+    static let python = ExternalProgram.locate("python3")
 
     /// Takes the lock named by argv[2], prints the reply, then sleeps until killed.
     static let holderScript = """
@@ -23,7 +24,7 @@ import Testing
         time.sleep(60)
         """
 
-    @Test(.enabled(if: access(python, X_OK) == 0, "\(python) is not installed"))
+    @Test(.enabled(if: ExternalProgram.missing("python3") == nil, "\(ExternalProgram.missing("python3") ?? "")"))
     func aKilledHolderReleasesTheLock() throws {
         let s = try Scenario()
         defer { s.finish() }

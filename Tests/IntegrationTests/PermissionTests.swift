@@ -1,3 +1,4 @@
+import AccessoryTestSupport
 import ControlProtocol
 import Glibc
 import SystemCalls
@@ -8,14 +9,11 @@ import Testing
 ///
 /// Threading: the test's thread; it owns the daemon, the simulators and the client child.
 @Suite struct PermissionTests {
-    static let setpriv = "/usr/bin/setpriv"
-    static let python = "/usr/bin/python3"
+    static let setpriv = ExternalProgram.locate("setpriv")
+    static let python = ExternalProgram.locate("python3", forOtherUsers: true)
 
     static var unavailableReason: String? {
-        if getuid() != 0 { return "running a client as another uid with setpriv needs root" }
-        if access(setpriv, X_OK) != 0 { return "\(setpriv) is not installed" }
-        if access(python, X_OK) != 0 { return "\(python) is not installed" }
-        return nil
+        ExternalProgram.missingAsAnotherUser("python3")
     }
 
     /// Sends each argument after the socket path as one request line and prints each reply line.
@@ -136,7 +134,12 @@ extension PermissionTests {
         return responses
     }
 
-    @Test(.enabled(if: unavailableReason == nil && getgrnam("dialout") != nil, "needs root, setpriv and dialout"))
+    @Test(
+        .enabled(
+            if: unavailableReason == nil && getgrnam("dialout") != nil,
+            "\(unavailableReason ?? "there is no dialout group")"
+        )
+    )
     func groupMembershipDecidesAccessForEveryMethodNamingTheAccessory() throws {
         let s = try Scenario()
         defer { s.finish() }

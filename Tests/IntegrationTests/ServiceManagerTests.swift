@@ -204,8 +204,10 @@ import Testing
     }
 
     @Test func socketActivationServesTheInheritedSocket() throws {
-        let activate = "/usr/bin/systemd-socket-activate"
-        try #require(access(activate, X_OK) == 0, "\(activate) is missing (apt-get install systemd)")
+        let activate = try #require(
+            ExternalProgram.path("systemd-socket-activate"),
+            "\(ExternalProgram.missing("systemd-socket-activate") ?? "")"
+        )
         let s = try Scenario()
         defer { s.finish() }
         let notify = try NotifySocketHarness(abstract: false)

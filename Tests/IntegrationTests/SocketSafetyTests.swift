@@ -1,3 +1,4 @@
+import AccessoryTestSupport
 import ControlProtocol
 import Glibc
 import SystemCalls
@@ -8,12 +9,12 @@ import Testing
 ///
 /// Threading: each test runs on its own test thread and owns its scenario's processes.
 @Suite struct SocketSafetyTests {
-    static let setpriv = "/usr/bin/setpriv"
+    static let setpriv = ExternalProgram.locate("setpriv")
     static var asNobody: [String] { [setpriv, "--reuid=65534", "--regid=65534", "--clear-groups"] }
 
     static var notRootReason: String? {
         if getuid() != 0 { return "running the daemon as another uid with setpriv needs root" }
-        if access(setpriv, X_OK) != 0 { return "\(setpriv) is not installed" }
+        if let missing = ExternalProgram.missing("setpriv") { return missing }
         return nil
     }
 

@@ -1,3 +1,4 @@
+import AccessoryTestSupport
 import ControlProtocol
 import Glibc
 import SystemCalls
@@ -10,13 +11,12 @@ import Testing
 ///
 /// Threading: the test's thread; it owns the scenario's processes.
 @Suite struct UnprivilegedDaemonTests {
-    static let setpriv = "/usr/bin/setpriv"
-    static let strace = "/usr/bin/strace"
+    static let setpriv = ExternalProgram.locate("setpriv")
+    static let strace = ExternalProgram.locate("strace")
 
     static var unavailableReason: String? {
         if getuid() != 0 { return "running the daemon as another uid with setpriv needs root" }
-        if access(setpriv, X_OK) != 0 { return "\(setpriv) is not installed" }
-        if access(strace, X_OK) != 0 { return "\(strace) is not installed" }
+        if let missing = ExternalProgram.missing("setpriv", "strace") { return missing }
         if getgrnam("dialout") == nil { return "there is no dialout group" }
         return nil
     }

@@ -1,3 +1,4 @@
+import AccessoryTestSupport
 import IOLoop
 import SystemCalls
 import Testing
@@ -121,12 +122,18 @@ import Transports
     }
 
     /// The exclusive-open error as another (non-root) user sees it: `TIOCEXCL` gives `EBUSY`.
-    @Test func exclusiveOpenRefusesAnotherUser() throws {
+    @Test(
+        .enabled(
+            if: ExternalProgram.missingAsAnotherUser("python3") == nil,
+            "\(ExternalProgram.missingAsAnotherUser("python3") ?? "")"
+        )
+    )
+    func exclusiveOpenRefusesAnotherUser() throws {
         let loop = try IOLoop.forCurrentThread()
         defer { loop.shutdown() }
         let pty = try TestPty()
         pty.makeSlaveWorldWritable()
-        let python = "/usr/bin/python3"
+        let python = ExternalProgram.locate("python3", forOtherUsers: true)
         let script = """
             import os, sys
             try:
@@ -135,7 +142,9 @@ import Transports
             except OSError as e:
                 print("errno", e.errno)
             """
-        let asNobody = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", python, "-c", script]
+        let asNobody = [
+            ExternalProgram.locate("setpriv"), "--reuid=65534", "--regid=65534", "--clear-groups", python, "-c", script,
+        ]
         let before = runProgram(asNobody + [pty.slavePath])
         try #require(
             before?.output.contains("opened") == true,
