@@ -118,12 +118,26 @@ struct AccessoryDecoder {
         var options: [Simulation.Option] = []
         for entry in simulate.entries where entry.key != "personality" {
             let path = simulate.childPath(entry.key)
-            guard Rules.isValidName(entry.key) else {
-                context.error(path, line: entry.keyLine, "simulator option names are [a-z0-9_.-]+")
+            guard Rules.isValidName(entry.key), !entry.key.hasPrefix("-") else {
+                context.error(
+                    path,
+                    line: entry.keyLine,
+                    "simulator option names are [a-z0-9_.-]+, not starting with \"-\""
+                )
                 continue
             }
             guard case .scalar(let scalar) = entry.value else {
                 context.error(path, line: entry.value.line, "expected a scalar option value, got \(entry.value.shown)")
+                continue
+            }
+            // Each option reaches accessory-sim as `--<name> <value>`: a value starting with "-"
+            // would be read as another option of the simulator's, not as this one's value.
+            guard !scalar.string.hasPrefix("-") else {
+                context.error(
+                    path,
+                    line: entry.value.line,
+                    "a simulator option value may not start with \"-\" (it would be read as an option), got \"\(scalar.string)\""
+                )
                 continue
             }
             options.append(Simulation.Option(key: entry.key, value: scalar.string))

@@ -137,6 +137,9 @@ private struct AccessoryValidator {
     func check(into v: inout Validator) {
         if !Rules.isValidName(accessory.name) {
             v.error(child("name"), "expected a name of 1 to 64 characters from [a-z0-9_.-], got \"\(accessory.name)\"")
+        } else if accessory.name == "." || accessory.name == ".." {
+            // The name is a file name too (a simulator's link is <runtime>/sim/<name>).
+            v.error(child("name"), "expected a name that is a plain file name, got \"\(accessory.name)\"")
         }
         checkSource(into: &v)
         let serial = accessory.serial

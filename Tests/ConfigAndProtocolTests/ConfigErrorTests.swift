@@ -88,6 +88,36 @@ struct ConfigErrorTests {
         )
     }
 
+    @Test(
+        "a name that is not a plain file name is an error (it names a file: the simulator's link)",
+        arguments: [
+            (#"".""#, #"expected a name that is a plain file name, got ".""#),
+            (#""..""#, #"expected a name that is a plain file name, got "..""#),
+            (#""a/b""#, #"expected a name of 1 to 64 characters from [a-z0-9_.-], got "a/b""#),
+            (#""../x""#, #"expected a name of 1 to 64 characters from [a-z0-9_.-], got "../x""#),
+            ("\"\"", "expected a name of 1 to 64 characters from [a-z0-9_.-], got \"\""),
+            (#""a\0b""#, "expected a name of 1 to 64 characters from [a-z0-9_.-], got \"a\0b\""),
+        ]
+    )
+    func namesThatAreNotFileNames(name: String, message: String) {
+        let yaml = "accessories:\n  - path: /dev/x\n    name: \(name)\n"
+        #expect(errors(yaml) == ["test.yaml:3: accessories[0].name: " + message])
+    }
+
+    @Test("a simulator option value or name starting with \"-\" is an error (it would be read as an option)")
+    func simulatorOptionsStartingWithADash() {
+        let yaml =
+            "accessories:\n  - name: s\n    simulate:\n      personality: echo\n"
+            + "      delay_ms: \"--link=/etc/x\"\n      -x: 1\n"
+        #expect(
+            errors(yaml) == [
+                #"test.yaml:5: accessories[0].simulate.delay_ms: a simulator option value may not start with "-" (it would be read as an option), got "--link=/etc/x""#,
+                #"test.yaml:6: accessories[0].simulate.-x: simulator option names are [a-z0-9_.-]+, not starting with "-""#,
+            ]
+        )
+        #expect(errors("accessories:\n  - name: s\n    simulate: {personality: echo, delay_ms: 5}\n") == [])
+    }
+
     @Test("every error is reported in one run, in file order")
     func allAtOnce() {
         let yaml = """
