@@ -16,6 +16,9 @@ public enum ControlServerError: Error, Sendable, Equatable, CustomStringConverti
     case directoryMissing(path: String, directory: String)
     /// The daemon's user may not create files in the socket's directory.
     case directoryNotWritable(path: String, directory: String, uid: UInt32)
+    /// The socket's directory could be swapped or written by another user (see
+    /// ``DirectorySafety/publishingFor(uid:)``).
+    case unsafeDirectory(path: String, DirectorySafetyError)
     /// The configured socket group is not in the group database.
     case unknownGroup(String)
     /// The socket file could not be given to the configured group.
@@ -39,6 +42,8 @@ public enum ControlServerError: Error, Sendable, Equatable, CustomStringConverti
         case .directoryNotWritable(let path, let directory, let uid):
             return "cannot create the control socket \(path): the directory \(directory) is not writable by "
                 + "uid \(uid) (permission denied)"
+        case .unsafeDirectory(let path, let problem):
+            return "not creating the control socket \(path): \(problem)"
         case .unknownGroup(let group):
             return "the control socket's group \"\(group)\" does not exist"
         case .cannotSetGroup(let path, let group, let error):

@@ -24,7 +24,8 @@ public struct ListeningSocket: ~Copyable, Sendable {
     public var displayName: String { file?.path ?? "fd \(descriptor.rawValue) (socket activation)" }
 
     /// The longest socket path accepted: `sockaddr_un` holds 107 bytes, and the socket is first
-    /// made under a temporary name that is ``temporarySuffixLength`` bytes longer.
+    /// bound inside a private directory beside the final name (`<dir>/.XXXXXX/s`, at most 9 bytes
+    /// longer than the path; ``temporarySuffixLength`` keeps the limit the configuration states).
     public static var maxPathBytes: Int { 107 - temporarySuffixLength }
 
     static let temporarySuffixLength = 12
@@ -35,10 +36,15 @@ public struct ListeningSocket: ~Copyable, Sendable {
     /// atomically); a live one (refused: ``ControlServerError/alreadyListening(path:)``); anything
     /// else (refused and left untouched: ``ControlServerError/notASocket(path:kind:)``).
     ///
-    /// The socket is bound under a temporary name in the same directory, given its group and mode,
-    /// put in the listening state, and only then given its final name (`link`, or `rename` over a
-    /// stale socket), so that `path` never exists with the wrong permissions or without a
-    /// listener. Any thread.
+    /// The socket's directory must be a real directory (never a symbolic link), this user's or
+    /// root's, and not writable by every user unless sticky
+    /// (``ControlServerError/unsafeDirectory(path:_:)``). The socket is bound inside a private
+    /// 0700 directory made beside the final name, given its group and mode through that
+    /// directory's descriptor, put in the listening state, and only then given its final name
+    /// (`linkat`, or `renameat` over a stale socket), so that `path` never exists with the wrong
+    /// permissions or without a listener, and no call acts on a name another user could swap for
+    /// a symbolic link. No process-wide state (umask, current directory) is touched: any thread,
+    /// several at once.
     public init(
         path: String,
         mode: UInt32 = 0o660,

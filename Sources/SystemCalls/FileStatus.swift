@@ -26,6 +26,23 @@ public struct FileStatus: Sendable, Equatable {
     public var device: UInt64
     public var inode: UInt64
 
+    /// A status with these fields (tests state the cases a rule must judge this way).
+    public init(
+        kind: Kind,
+        permissions: UInt32,
+        owner: UInt32,
+        group: UInt32 = 0,
+        device: UInt64 = 0,
+        inode: UInt64 = 0
+    ) {
+        self.kind = kind
+        self.permissions = permissions
+        self.owner = owner
+        self.group = group
+        self.device = device
+        self.inode = inode
+    }
+
     init(_ st: stat) {
         switch st.st_mode & S_IFMT {
         case S_IFREG: kind = .regular

@@ -23,6 +23,7 @@ public enum SyscallName: String, Sendable, CaseIterable {
     case symlink, rename, readlink, mkdtemp, rmdir, posix_spawn, kill, waitpid
     case link, lstat, getgrnam_r, getpwnam_r, shutdown, recvmsg, unsetenv
     case inotify_rm_watch, opendir, readdir, realpath, mkdir
+    case fstat, fstatat, fchmodat, fchownat, linkat, renameat, unlinkat, fork, sigtimedwait
 }
 
 /// A failed system call: which call, and the errno it gave.

@@ -87,8 +87,8 @@ struct CredentialsTests {
         arguments: [("--clear-groups", [UInt32]()), ("--groups=20,1", [1, 20])]
     )
     func otherUser(groupsArgument: String, expectedGroups: [UInt32]) throws {
-        // The client must reach the socket: an open folder and a 0666 socket for this test.
-        try withServer(handler: Self.whoAmI, directoryMode: 0o777, socketMode: 0o666) { h in
+        // The client must reach the socket: a folder others may enter and a 0666 socket.
+        try withServer(handler: Self.whoAmI, directoryMode: 0o755, socketMode: 0o666) { h in
             let (pid, output) = try runAsNobody(socket: h.path, groupsArgument: groupsArgument)
             let message = try ServerMessage.decode(Array(output.trimmingSuffixNewline.utf8))
             guard case .response(let response) = message, let result = response.result else {

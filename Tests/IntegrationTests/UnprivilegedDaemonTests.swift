@@ -42,7 +42,7 @@ import Testing
         try #require(chown(device, 0, dialout) == 0 && chmod(device, 0o660) == 0)
         let tracePrefix = s.directory.file("trace")
         s.launcher = [
-            Self.strace, "-ff", "-qq", "-o", tracePrefix, "-e", Self.traced,
+            Self.strace, "-ff", "-qq", "-y", "-o", tracePrefix, "-e", Self.traced,
             Self.setpriv, "--reuid=65534", "--regid=65534", "--groups=\(dialout)",
         ]
         try s.startDaemon(accessories: [s.lineAccessory("modem")])
@@ -84,8 +84,16 @@ import Testing
         {
             return []
         }
-        let quoted = line.split(separator: "\"", omittingEmptySubsequences: false).enumerated()
-            .filter { $0.offset % 2 == 1 }.map { String($0.element) }
+        // A name relative to a directory descriptor (the *at calls) is joined to the directory,
+        // which `strace -y` prints as `3</its/path>` just before the name.
+        let parts = line.split(separator: "\"", omittingEmptySubsequences: false).map(String.init)
+        let quoted = parts.indices.filter { $0 % 2 == 1 }.map { i -> String in
+            let name = parts[i]
+            guard !name.hasPrefix("/"), let close = parts[i - 1].lastIndex(of: ">"),
+                let open = parts[i - 1][..<close].lastIndex(of: "<")
+            else { return name }
+            return String(parts[i - 1][parts[i - 1].index(after: open)..<close]) + "/" + name
+        }
         switch call {
         case "open", "openat":
             let writes = ["O_WRONLY", "O_RDWR", "O_CREAT", "O_TRUNC"].contains { line.contains($0) }

@@ -1,0 +1,113 @@
+import Glibc
+
+/// Whether a directory is safe to keep this process's files in, when another local user may be
+/// hostile: that user must not be able to have created it, to swap it for a symbolic link, or
+/// to add, rename or replace names in it. Checked with `lstat`, so a symbolic link is reported
+/// as one and never followed.
+///
+/// A value. Any thread.
+public enum DirectorySafety: Sendable, Equatable {
+    /// The process's own directory (its runtime directory, the simulators' links): a real
+    /// directory owned by `uid`, writable by nobody else (no group or other write bit).
+    case privateTo(uid: UInt32)
+    /// A directory the process only publishes a file in (the configured socket's directory,
+    /// often the administrator's): a real directory owned by `uid` or by root, and not writable
+    /// by every user unless sticky (where nobody may rename or remove another user's names).
+    case publishingFor(uid: UInt32)
+
+    /// Why `status` (the `lstat` of `path`) fails this rule, or nil when it passes.
+    public func problem(path: String, status: FileStatus) -> DirectorySafetyError? {
+        guard status.kind == .directory else {
+            return .notADirectory(path: path, kind: status.kind.rawValue, owner: status.owner)
+        }
+        switch self {
+        case .privateTo(let uid):
+            if status.owner != uid {
+                return .ownedByAnother(path: path, owner: status.owner, mode: status.permissions, uid: uid)
+            }
+            if status.permissions & 0o022 != 0 {
+                return .writableByOthers(path: path, owner: status.owner, mode: status.permissions)
+            }
+        case .publishingFor(let uid):
+            if status.owner != uid && status.owner != 0 {
+                return .ownedByAnother(path: path, owner: status.owner, mode: status.permissions, uid: uid)
+            }
+            if status.permissions & 0o002 != 0 && status.permissions & 0o1000 == 0 {
+                return .writableByOthers(path: path, owner: status.owner, mode: status.permissions)
+            }
+        }
+        return nil
+    }
+
+    /// Checks the directory `path` as it is now; returns its status.
+    @discardableResult
+    public func check(_ path: String) throws(DirectorySafetyError) -> FileStatus {
+        let found: FileStatus?
+        do { found = try FileIO.status(ofPath: path) } catch { throw .cannotInspect(path: path, error) }
+        guard let found else {
+            throw .cannotInspect(path: path, SyscallError(.lstat, .noSuchFileOrDirectory))
+        }
+        if let problem = problem(path: path, status: found) { throw problem }
+        return found
+    }
+
+    /// Creates the directory `path` with permission bits `mode` (less the umask) when nothing has
+    /// that name, then checks it, whether created now or found. Returns its status.
+    @discardableResult
+    public func ensure(_ path: String, mode: UInt32 = 0o700) throws(DirectorySafetyError) -> FileStatus {
+        do {
+            try FileIO.makeDirectory(path, mode: mode)
+        } catch  where error.errno == .fileExists {
+            // Found: the check below decides whether it may be used.
+        } catch {
+            throw .cannotCreate(path: path, error)
+        }
+        return try check(path)
+    }
+}
+
+/// Why a directory was refused (see ``DirectorySafety``). Each description names the directory,
+/// what is wrong with it (owner and mode) and what to do.
+///
+/// A value. Any thread.
+public enum DirectorySafetyError: Error, Sendable, Equatable, CustomStringConvertible {
+    case notADirectory(path: String, kind: String, owner: UInt32)
+    case ownedByAnother(path: String, owner: UInt32, mode: UInt32, uid: UInt32)
+    case writableByOthers(path: String, owner: UInt32, mode: UInt32)
+    case cannotCreate(path: String, SyscallError)
+    case cannotInspect(path: String, SyscallError)
+
+    /// The directory concerned.
+    public var path: String {
+        switch self {
+        case .notADirectory(let path, _, _), .ownedByAnother(let path, _, _, _), .writableByOthers(let path, _, _),
+            .cannotCreate(let path, _), .cannotInspect(let path, _):
+            path
+        }
+    }
+
+    public var description: String {
+        let remedy =
+            "; another user may have put it there to intercept this daemon's files. Look at what is in it, "
+            + "remove it, and start again (or choose another directory)"
+        switch self {
+        case .notADirectory(let path, let kind, let owner):
+            return "unsafe directory \(path): it is \(kind) owned by uid \(owner), not a directory" + remedy
+        case .ownedByAnother(let path, let owner, let mode, let uid):
+            return "unsafe directory \(path): it is owned by uid \(owner) (mode \(Self.octal(mode))), "
+                + "not by this daemon's uid \(uid)" + remedy
+        case .writableByOthers(let path, let owner, let mode):
+            return "unsafe directory \(path): mode \(Self.octal(mode)) (owner uid \(owner)) lets other users "
+                + "add or replace names in it; remove their write permission (chmod go-w \(path)) and start again"
+        case .cannotCreate(let path, let error):
+            return "cannot create the directory \(path): \(error)"
+        case .cannotInspect(let path, let error):
+            return "cannot inspect the directory \(path): \(error)"
+        }
+    }
+
+    static func octal(_ mode: UInt32) -> String {
+        let digits = String(mode, radix: 8)
+        return String(repeating: "0", count: max(0, 4 - digits.count)) + digits
+    }
+}
