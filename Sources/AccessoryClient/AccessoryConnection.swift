@@ -16,8 +16,12 @@ import SystemCalls
 /// Threading: any thread; every method is safe to call concurrently. The socket is read and
 /// written on one shared background loop thread, which resumes the waiting calls.
 public final class AccessoryConnection: Sendable {
-    /// Where accessoryd listens unless configured otherwise.
-    public static let defaultSocketPath = "/run/accessoryd/accessoryd.sock"
+    /// Where this process finds accessoryd, by the rule every client shares: `$ACCESSORYD_SOCKET`
+    /// (when not empty), else the system daemon's `/run/accessoryd/accessoryd.sock` when it
+    /// exists, else the socket of a daemon run by this user (`$XDG_RUNTIME_DIR/accessoryd/` or
+    /// `/tmp/accessoryd-<uid>/`). See ``DaemonPaths/clientSocket(explicit:environment:uid:exists:)``.
+    /// Computed at each use (the system socket may appear). Any thread.
+    public static var defaultSocketPath: String { DaemonPaths.currentClientSocket() }
 
     /// The socket path this connection was made to.
     public let socketPath: String

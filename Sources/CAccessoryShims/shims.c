@@ -239,6 +239,8 @@ ssize_t cas_recv_with_credentials(int fd, void *buf, size_t len, pid_t *pid, uid
 // MARK: - child processes
 
 #include <spawn.h>
+#include <sys/prctl.h>
+#include <unistd.h>
 #include <sys/wait.h>
 
 extern char **environ;
@@ -268,6 +270,61 @@ pid_t cas_spawn(const char *path, char *const argv[], int stdout_fd) {
     posix_spawnattr_destroy(&attr);
     if (rc != 0) {
         errno = rc;
+        return -1;
+    }
+    return pid;
+}
+
+// A child that dies with the thread that started it. posix_spawn cannot run prctl in the child,
+// so this forks; between fork and exec the child makes only async-signal-safe calls (the parent
+// may have other threads, whose locks the child must not touch). The parent-death signal is set
+// first, then the parent is checked to still be the one that forked: had it died in between,
+// the child was already reparented and no signal would ever come. An exec failure reaches the
+// parent as the errno written to a close-on-exec pipe (nothing read means exec succeeded).
+pid_t cas_spawn_tied(const char *path, char *const argv[], int stdout_fd, int death_signal) {
+    int report[2];
+    if (pipe2(report, O_CLOEXEC) != 0) return -1;
+    pid_t parent = getpid();
+    pid_t pid = fork();
+    if (pid < 0) {
+        int saved = errno;
+        close(report[0]);
+        close(report[1]);
+        errno = saved;
+        return -1;
+    }
+    if (pid == 0) {
+        int err = 0;
+        if (prctl(PR_SET_PDEATHSIG, death_signal) != 0) err = errno;
+        else if (getppid() != parent) _exit(127);
+        if (err == 0 && stdout_fd >= 0 && dup2(stdout_fd, 1) < 0) err = errno;
+        if (err == 0) {
+            struct sigaction dfl;
+            memset(&dfl, 0, sizeof(dfl));
+            dfl.sa_handler = SIG_DFL;
+            int defaults[] = {SIGTERM, SIGINT, SIGHUP, SIGPIPE, SIGCHLD};
+            for (unsigned i = 0; i < sizeof(defaults) / sizeof(defaults[0]); i++) sigaction(defaults[i], &dfl, NULL);
+            sigset_t empty;
+            sigemptyset(&empty);
+            sigprocmask(SIG_SETMASK, &empty, NULL);
+            execve(path, argv, environ);
+            err = errno;
+        }
+        ssize_t ignored = write(report[1], &err, sizeof(err));
+        (void)ignored;
+        _exit(127);
+    }
+    close(report[1]);
+    int child_errno = 0;
+    ssize_t n;
+    do {
+        n = read(report[0], &child_errno, sizeof(child_errno));
+    } while (n < 0 && errno == EINTR);
+    close(report[0]);
+    if (n == (ssize_t)sizeof(child_errno)) {
+        int status;
+        while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {}
+        errno = child_errno;
         return -1;
     }
     return pid;

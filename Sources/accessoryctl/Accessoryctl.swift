@@ -1,5 +1,6 @@
 import AccessoryClient
 import ArgumentParser
+import SystemCalls
 
 /// The command-line client of accessoryd.
 ///
@@ -10,8 +11,9 @@ struct Accessoryctl: AsyncParsableCommand {
         commandName: "accessoryctl",
         abstract: "Talk to accessoryd, the daemon that owns serial and RFCOMM accessories.",
         discussion: """
-            --socket PATH (default: $ACCESSORYD_SOCKET, else \
-            \(AccessoryConnection.defaultSocketPath)) and --json (print the daemon's results as \
+            --socket PATH (default: $ACCESSORYD_SOCKET, else \(DaemonPaths.systemSocket) when it \
+            exists, else the socket of a daemon run by this user: $XDG_RUNTIME_DIR/accessoryd/accessoryd.sock \
+            or /tmp/accessoryd-UID/accessoryd.sock) and --json (print the daemon's results as \
             they are) go before or after any subcommand. Shell completions, accessory names \
             included: accessoryctl --generate-completion-script bash|zsh|fish.
 

@@ -9,7 +9,8 @@ struct GlobalOptions: ParsableArguments {
     @Option(
         name: .long,
         help: ArgumentHelp(
-            "The daemon's socket (default: $ACCESSORYD_SOCKET, else \(AccessoryConnection.defaultSocketPath)).",
+            "The daemon's socket (default: $ACCESSORYD_SOCKET, else \(DaemonPaths.systemSocket) when it exists, "
+                + "else $XDG_RUNTIME_DIR/accessoryd/\(DaemonPaths.socketName), else /tmp/accessoryd-UID/\(DaemonPaths.socketName)).",
             valueName: "path"
         ),
         completion: .file()
@@ -19,15 +20,12 @@ struct GlobalOptions: ParsableArguments {
     @Flag(name: .long, help: "Print the daemon's JSON results as they are, one per line.")
     var json = false
 
-    /// `--socket`, else `$ACCESSORYD_SOCKET` (when not empty), else the default path.
+    /// `--socket`, else the lookup every client shares (``DaemonPaths/clientSocket(explicit:environment:uid:exists:)``).
     var socketPath: String { Self.socketPath(explicit: socket) }
 
-    /// `explicit`, else `$ACCESSORYD_SOCKET` (when not empty), else the default path.
+    /// `explicit`, else `$ACCESSORYD_SOCKET` (when not empty), else the system daemon's socket
+    /// when it exists, else the per-user daemon's.
     static func socketPath(explicit: String?) -> String {
-        if let explicit { return explicit }
-        if let fromEnvironment = ProcessEnvironment.value("ACCESSORYD_SOCKET"), !fromEnvironment.isEmpty {
-            return fromEnvironment
-        }
-        return AccessoryConnection.defaultSocketPath
+        DaemonPaths.currentClientSocket(explicit: explicit)
     }
 }

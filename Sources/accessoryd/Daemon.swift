@@ -38,15 +38,24 @@ final class Daemon {
     /// Runs until a stop signal; returns the exit code.
     func run() -> Int32 {
         // Signals are taken synchronously by this thread; block them before any thread starts so
-        // that every thread inherits the mask. SIGPIPE is ignored: a vanished client is an EPIPE.
-        let stopSignals: [CInt] = [SIGTERM, SIGINT, SIGHUP]
-        var mask = sigset_t()
-        sigemptyset(&mask)
-        for s in stopSignals { sigaddset(&mask, s) }
-        pthread_sigmask(SIG_BLOCK, &mask, nil)
+        // that every thread inherits the mask. SIGCHLD too: this thread reaps and restarts the
+        // simulators (Simulators.swift says why here). SIGPIPE is ignored: a vanished client is
+        // an EPIPE.
+        SignalWait.block(Self.mainThreadSignals)
         signal(SIGPIPE, SIG_IGN)
 
-        if configSource.path == nil { ensureDirectory(runtimeDirectory) }
+        // The runtime directory (the embedded default's socket) and sim/ (the simulators' links):
+        // created 0700 or checked, whoever made them; unsafe ones stop the daemon here.
+        let simulators = Simulators(runtimeDirectory: runtimeDirectory, executable: simulatorPath, log: log)
+        let simulated = configuration.accessories.contains { if case .simulate = $0.source { true } else { false } }
+        do {
+            let rule = DirectorySafety.privateTo(uid: UserDatabase.effectiveUserID)
+            if configSource.path == nil { try rule.ensure(runtimeDirectory) }
+            if simulated { try simulators.prepareDirectories() }
+        } catch {
+            log(.error, "not starting: \(error)")
+            return 1
+        }
         // systemd: notifications, watchdog, socket activation (ServiceManager.swift).
         let service = ServiceManager(environment: environment, log: log)
         let listening: ListeningSocket
@@ -61,7 +70,6 @@ final class Daemon {
             return 1
         }
 
-        let simulators = Simulators(directory: runtimeDirectory + "/sim", executable: simulatorPath, log: log)
         let devicePaths = simulators.start(for: configuration.accessories)
 
         let deviceLoop: IOLoop
@@ -163,7 +171,7 @@ final class Daemon {
         reloader.onStart = { service.reloading() }
         reloader.afterApply = { hotplug.updateWatches() }
         reloader.onFinish = { service.reloaded() }
-        let received = waitForStopSignal(mask, reloader: reloader)
+        let received = waitForStopSignal(reloader: reloader, simulators: simulators)
         service.stopping()
         log(.info, "received signal \(received): stopping")
 
@@ -190,22 +198,36 @@ final class Daemon {
         }
     }
 
-    private func ensureDirectory(_ path: String) {
-        if access(path, F_OK) != 0 { mkdir(path, 0o755) }
-    }
+    /// The signals the main thread takes: stop, reload, and a child's exit.
+    static let mainThreadSignals: [CInt] = [SIGTERM, SIGINT, SIGHUP, SIGCHLD]
 
-    /// Waits for SIGTERM or SIGINT; a SIGHUP meanwhile reloads the configuration.
-    private func waitForStopSignal(_ mask: sigset_t, reloader: Reloader) -> CInt {
-        var m = mask
+    /// Waits for SIGTERM or SIGINT. Meanwhile a SIGHUP reloads the configuration, a SIGCHLD reaps
+    /// the simulators that ended, and the wait ends early when a simulator's restart is due.
+    private func waitForStopSignal(reloader: Reloader, simulators: Simulators) -> CInt {
         while true {
-            var sig: CInt = 0
-            if sigwait(&m, &sig) == 0 {
-                if sig == SIGHUP {
-                    log(.notice, "SIGHUP: reloading the configuration")
-                    reloader.reload()
-                    continue
-                }
-                return sig
+            let timeout = simulators.nextRestart.map { at in
+                let now = MonotonicClock.nowNanoseconds()
+                return at > now ? at - now : 0
+            }
+            let received: CInt?
+            do {
+                received = try SignalWait.next(of: Self.mainThreadSignals, timeoutNanoseconds: timeout)
+            } catch {
+                log(.error, "waiting for signals failed: \(error)")
+                usleep(100_000)
+                continue
+            }
+            switch received {
+            case nil:
+                simulators.restartDue()
+            case SIGCHLD?:
+                simulators.reapExited()
+                simulators.restartDue()
+            case SIGHUP?:
+                log(.notice, "SIGHUP: reloading the configuration")
+                reloader.reload()
+            case let signal?:
+                return signal
             }
         }
     }

@@ -32,9 +32,15 @@ struct AccessorydCommand: ParsableCommand {
     @Option(
         name: .long,
         help:
-            "Runtime directory for the embedded default's socket and simulators (default $RUNTIME_DIRECTORY, else /run/accessoryd as root, else /tmp/accessoryd-UID)."
+            "Runtime directory for the embedded default's socket and the simulators' links (default $RUNTIME_DIRECTORY, else /run/accessoryd as root, else $XDG_RUNTIME_DIR/accessoryd, else /tmp/accessoryd-UID). Created 0700; refused unless it is this user's and writable by nobody else."
     )
     var runtimeDir: String?
+
+    @Flag(
+        name: .long,
+        help: "Print the socket path the daemon would listen on (given --config and --runtime-dir) and exit."
+    )
+    var printSocket = false
 
     @Option(name: .long, help: "Path of the accessory-sim executable (default: next to accessoryd).")
     var simulator: String?
@@ -57,6 +63,18 @@ struct AccessorydCommand: ParsableCommand {
         } catch {
             printError("accessoryd: \(error)")
             throw ExitCode(1)
+        }
+        if printSocket {
+            guard let configuration = source.configuration else {
+                for i in source.issues { printError("\(i)") }
+                throw ExitCode(1)
+            }
+            // Socket activation would hand over a socket made elsewhere: say so rather than guess.
+            if let fds = environment["LISTEN_FDS"], !fds.isEmpty, fds != "0" {
+                printError("accessoryd: LISTEN_FDS is set: the daemon would serve the socket systemd passes")
+            }
+            print(configuration.socket.path)
+            return
         }
         if checkConfig {
             let issues = source.issues
@@ -82,10 +100,9 @@ struct AccessorydCommand: ParsableCommand {
         throw ExitCode(code)
     }
 
+    /// The rule clients share to find this daemon's socket (DaemonPaths, in SystemCalls).
     private func runtimeDirectory(_ env: [String: String]) -> String {
-        if let r = runtimeDir { return r }
-        if let r = env["RUNTIME_DIRECTORY"]?.split(separator: ":").first { return String(r) }
-        return geteuid() == 0 ? "/run/accessoryd" : "/tmp/accessoryd-\(geteuid())"
+        DaemonPaths.runtimeDirectory(explicit: runtimeDir, environment: { env[$0] }, uid: UserDatabase.effectiveUserID)
     }
 
     static func siblingExecutable(_ name: String) -> String {

@@ -42,8 +42,14 @@ import Testing
         #expect(reason.contains("too long"))
     }
 
-    @Test func theDefaultSocketPathIsTheDesignsOne() {
-        #expect(AccessoryConnection.defaultSocketPath == "/run/accessoryd/accessoryd.sock")
+    @Test func theDefaultSocketPathFollowsTheRuleEveryClientShares() {
+        let expected = DaemonPaths.clientSocket(
+            explicit: nil,
+            environment: { getenv($0).map { String(cString: $0) } },
+            uid: geteuid(),
+            exists: { access($0, F_OK) == 0 }
+        )
+        #expect(AccessoryConnection.defaultSocketPath == expected)
     }
 
     @Test func errorDescriptionsArePlainSentences() {

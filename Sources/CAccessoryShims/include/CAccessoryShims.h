@@ -157,6 +157,10 @@ ssize_t cas_sendto_netlink(int fd, const void *buf, size_t len, uint32_t groups)
 /// it becomes the child's standard output. The child gets an empty signal mask and default
 /// dispositions for SIGTERM, SIGINT, SIGHUP and SIGPIPE. Returns the pid, or -1 with errno.
 pid_t cas_spawn(const char *path, char *const argv[], int stdout_fd);
+// As cas_spawn, but the child gets `death_signal` when the thread that started it ends
+// (PR_SET_PDEATHSIG, checked against a parent that died first). fork + execve; -1 and errno
+// (the child's exec errno included) on failure.
+pid_t cas_spawn_tied(const char *path, char *const argv[], int stdout_fd, int death_signal);
 /// waitpid for one child. Returns the pid when it ended (then exactly one of `exit_code` >= 0 or
 /// `term_signal` > 0 is set), 0 when `nohang` and it is still running, -1 with errno.
 pid_t cas_wait_child(pid_t pid, int nohang, int *exit_code, int *term_signal);
