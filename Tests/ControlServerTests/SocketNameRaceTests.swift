@@ -103,3 +103,46 @@ struct SocketNameRaceTests {
         rmdir(path)
     }
 }
+
+/// The socket's directory itself: a symbolic link is never followed, a directory every user may
+/// write is refused unless sticky.
+///
+/// Threading: the test's thread.
+@Suite("The socket's directory is checked before anything is made in it")
+struct SocketDirectoryTests {
+    @Test("a symbolic link as the socket's directory is refused, and nothing is made behind it")
+    func linkedDirectoryRefused() throws {
+        let dir = try TemporaryDirectory()
+        defer { dir.remove() }
+        let real = dir.file("real")
+        try FileIO.makeDirectory(real, mode: 0o700)
+        let link = dir.file("link")
+        try FileIO.symlink(target: real, at: link)
+        #expect {
+            _ = try ListeningSocket(path: link + "/ctl.sock")
+        } throws: { error in
+            guard let error = error as? ControlServerError, case .unsafeDirectory(_, let problem) = error else {
+                return false
+            }
+            return problem == .notADirectory(path: link, kind: "a symbolic link", owner: geteuid())
+        }
+        #expect(try FileIO.listDirectory(real).isEmpty)
+        try FileIO.removeDirectory(real)
+    }
+
+    @Test("a directory every user may write is refused unless sticky")
+    func worldWritableRefusedUnlessSticky() throws {
+        let dir = try TemporaryDirectory()
+        defer { dir.remove() }
+        let open = dir.file("open")
+        try FileIO.makeDirectory(open, mode: 0o700)
+        try FileIO.changeMode(open, to: 0o777)
+        #expect(throws: ControlServerError.self) { _ = try ListeningSocket(path: open + "/ctl.sock") }
+        #expect(try FileIO.listDirectory(open).isEmpty)
+        try FileIO.changeMode(open, to: 0o1777)
+        let socket = try ListeningSocket(path: open + "/ctl.sock")
+        #expect(try FileIO.listDirectory(open) == ["ctl.sock"])
+        socket.close()
+        try FileIO.removeDirectory(open)
+    }
+}
