@@ -70,6 +70,8 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
+        // Traffic traces: the trace file layouts, rotation, and the writer thread with its bounded buffer.
+        .target(name: "TrafficTrace", dependencies: ["ControlProtocol", "SystemCalls"], swiftSettings: strict),
         // sd_notify, the watchdog settings and socket activation, without libsystemd.
         .target(name: "Systemd", dependencies: ["SystemCalls"], swiftSettings: strict),
         // The Unix-socket JSON-RPC server: listener, connections, limits, peer credentials.
@@ -91,6 +93,7 @@ let package = Package(
             name: "AccessoryCore",
             dependencies: [
                 "IOLoop", "SystemCalls", "Operations", "Transports", "AccessoryConfig", "ControlProtocol", "Hotplug",
+                "TrafficTrace",
             ],
             swiftSettings: strict
         ),
@@ -113,7 +116,7 @@ let package = Package(
         .executableTarget(
             name: "accessoryctl",
             dependencies: [
-                "AccessoryClient", "ControlProtocol", "SystemCalls", "IOLoop",
+                "AccessoryClient", "ControlProtocol", "SystemCalls", "IOLoop", "TrafficTrace",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strict
@@ -212,6 +215,11 @@ let package = Package(
         .testTarget(
             name: "SystemdTests",
             dependencies: ["Systemd", "SystemCalls", "AccessoryTestSupport"],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "TrafficTraceTests",
+            dependencies: ["TrafficTrace", "ControlProtocol", "SystemCalls", "AccessoryTestSupport"],
             swiftSettings: strict
         ),
         .testTarget(

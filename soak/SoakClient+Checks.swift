@@ -144,6 +144,8 @@ extension SoakClient {
         switch event {
         case .state:
             report.count("notifications device.state")
+        case .traffic(let record):
+            report.violation("client \(number): device.traffic on \(record.device) without subscribing to traffic")
         case .data(let name, let frame):
             report.count("notifications device.data")
             guard let device = world.deviceNumber(name) else {

@@ -8,7 +8,7 @@ struct AccessoryDecoder {
 
     static let keys = [
         "name", "path", "match", "rfcomm", "simulate", "serial", "framing", "response", "unsolicited", "resync",
-        "reconnect", "access", "enabled",
+        "reconnect", "access", "trace", "enabled",
     ]
     static let sourceKeys = ["path", "match", "rfcomm", "simulate"]
 
@@ -50,6 +50,7 @@ struct AccessoryDecoder {
             accessory.access.users = decodePrincipals(access, "users")
             accessory.access.groups = decodePrincipals(access, "groups")
         }
+        accessory.trace = decodeTrace(reader)
         accessory.enabled = reader.bool("enabled") ?? true
         guard name != nil, source != nil else { return nil }
         return accessory

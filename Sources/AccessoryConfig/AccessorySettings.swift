@@ -16,6 +16,8 @@ public struct AccessorySettings: Sendable, Equatable {
     public var resync: ResyncSettings
     public var reconnect: ReconnectSettings
     public var access: AccessPolicy
+    /// A trace file of the accessory's traffic, or `nil` for none.
+    public var trace: TraceSettings?
     /// A disabled accessory is listed (state `disabled`) but never opened.
     public var enabled: Bool
 
@@ -29,6 +31,7 @@ public struct AccessorySettings: Sendable, Equatable {
         resync: ResyncSettings = ResyncSettings(),
         reconnect: ReconnectSettings = ReconnectSettings(),
         access: AccessPolicy = AccessPolicy(),
+        trace: TraceSettings? = nil,
         enabled: Bool = true
     ) {
         self.name = name
@@ -40,6 +43,7 @@ public struct AccessorySettings: Sendable, Equatable {
         self.resync = resync
         self.reconnect = reconnect
         self.access = access
+        self.trace = trace
         self.enabled = enabled
     }
 }

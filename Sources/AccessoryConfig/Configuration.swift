@@ -53,6 +53,11 @@
 ///     resync: {settle_ms: 50}   # 0 ... 60000; quiet time before the next request after a timeout/cancel
 ///     reconnect: {initial_ms: 100, max_ms: 5000}   # back-off, 1 ... 3600000, initial <= max
 ///     access: {users: [alice, 1001], groups: [dialout]}   # names or ids; empty: anyone who can reach the socket
+///     trace:                    # every byte to and from the device (docs/trace.md)
+///       file: /var/log/accessoryd/modem.trace   # required; absolute; no two accessories share one
+///       format: text            # text|hexdump|jsonl
+///       max_bytes: 10485760     # rotated before it grows past this; 1024 ... 1 TiB
+///       keep: 3                 # rotated files kept (file.1 … file.3); 0 ... 1000
 ///     enabled: true
 /// ```
 ///

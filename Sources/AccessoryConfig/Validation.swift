@@ -87,12 +87,23 @@ private struct Validator {
         }
     }
 
-    /// Names are unique; no two accessories use the same device.
+    /// Names are unique; no two accessories use the same device or the same trace file.
     mutating func checkUniqueness(_ accessories: [AccessorySettings]) {
         var names: [String: Int] = [:]
         var devices: [String: Int] = [:]
+        var traceFiles: [String: Int] = [:]
         for (index, accessory) in accessories.enumerated() {
             let path = KeyPath.index("accessories", index)
+            if let file = accessory.trace?.file {
+                if let first = traceFiles[file] {
+                    error(
+                        path + ".trace.file",
+                        "accessories \"\(accessories[first].name)\" and \"\(accessory.name)\" both trace to \(file)"
+                    )
+                } else {
+                    traceFiles[file] = index
+                }
+            }
             if let first = names[accessory.name] {
                 let firstPath = KeyPath.index("accessories", first)
                 let lines = [map.line(for: firstPath + ".name"), map.line(for: path + ".name")]
@@ -170,6 +181,16 @@ private struct AccessoryValidator {
         for (index, group) in accessory.access.groups.enumerated() {
             v.checkPrincipal(group, KeyPath.index(child("access.groups"), index))
         }
+        if let trace = accessory.trace { checkTrace(trace, into: &v) }
+    }
+
+    func checkTrace(_ trace: TraceSettings, into v: inout Validator) {
+        v.checkPath(trace.file, child("trace.file"))
+        if trace.file.hasSuffix("/") {
+            v.error(child("trace.file"), "expected a file path, got a folder (\"\(trace.file)\")")
+        }
+        v.check(trace.maxBytes, Rules.traceMaxBytes, child("trace.max_bytes"))
+        v.check(trace.keep, Rules.traceKeep, child("trace.keep"))
     }
 
     func checkSource(into v: inout Validator) {

@@ -96,6 +96,7 @@ extension Accessory {
     /// Bytes read from the device: to the raw session, the resync, or the framer.
     private func received(_ bytes: [UInt8], reader: FrameReader) {
         counters.bytesIn += UInt64(bytes.count)
+        if let tap { tap.record(.rx, bytes, client: nil, request: nil) }
         if let raw = rawSession {
             raw.origin.notify(line: bytes)
             return
@@ -253,6 +254,7 @@ extension Accessory {
         for w in readyWaiters { w.finish() }
         detachTransport()
         cancelResync()
+        stopTraceFile()
         setState(.disabled, reason)
     }
 }

@@ -90,7 +90,7 @@ extension Accessory {
     private func writeRaw(_ bytes: [UInt8], from session: RawSession) {
         guard rawSession === session, let channel else { return }
         do {
-            try channel.write(bytes)
+            try send(bytes, on: channel, for: session.operation)
         } catch {
             endRawSession(disconnecting: "cannot write to \(name): \(error)")
             return

@@ -78,6 +78,11 @@ public final class Accessory: @unchecked Sendable {  // @unchecked: all mutable 
     /// The registry's list of clients subscribed to this accessory's data, nil until it is
     /// worked out again after the subscriptions changed. Device loop.
     var dataSubscribers: [any RequestOrigin]?
+    /// Where traffic goes while someone traces it (a trace file, `device.traffic` subscribers),
+    /// else nil: the byte paths test only this. Device loop.
+    var tap: TrafficTap?
+    /// The tap, kept while idle so that its buffers are reused. Device loop.
+    var trafficTap: TrafficTap?
     /// Log lines. Device loop.
     var log: (LogLevel, String) -> Void = { _, _ in }
 
@@ -190,6 +195,7 @@ public final class Accessory: @unchecked Sendable {  // @unchecked: all mutable 
         o.append("locked", .bool(lock.holder != nil))
         o.append("counters", counters.json())
         o.append("last_error", counters.lastError.map(JSONValue.string) ?? .null)
+        if let trace = traceStatusJSON() { o.append("trace", trace) }
         return .object(o)
     }
 

@@ -82,7 +82,7 @@ extension AccessoryRegistry {
         case .subscribe(let p):
             var s = subscriptions[origin.clientID] ?? Subscription(origin: origin, devices: [], events: [])
             if let d = p.device { s.devices?.insert(d) } else { s.devices = nil }
-            s.events.formUnion(p.events ?? Set(EventKind.allCases))
+            s.events.formUnion(p.events ?? EventKind.defaultKinds)
             subscriptions[origin.clientID] = s
             ok(subscriptionJSON(s))
         case .unsubscribe(let p):

@@ -29,8 +29,14 @@ public final class AccessoryRegistry: @unchecked Sendable {  // @unchecked: muta
     /// `byName` forgets it.
     private var lastLookup: Accessory?
     var subscriptions: [UInt64: Subscription] = [:] {
-        didSet { for a in accessories { a.dataSubscribers = nil } }
+        didSet {
+            for a in accessories { a.dataSubscribers = nil }
+            trafficSubscriptionsChanged()
+        }
     }
+    /// Whether some accessory had `device.traffic` subscribers at the last change of the
+    /// subscriptions (if not, and none asks for traffic now, there is nothing to redo).
+    var trafficWatched = false
     /// `device.data` lines not yet sent, per subscribed client: sent together once the frames of
     /// the current read are handed out, one write per read instead of one per frame.
     var dataBatches: [UInt64: (origin: any RequestOrigin, lines: [UInt8])] = [:]
@@ -116,6 +122,8 @@ public final class AccessoryRegistry: @unchecked Sendable {  // @unchecked: muta
         }
         a.onMaybeIdle = { [unowned self] a in applyPendingChange(to: a) }
         a.onRequestCompleted = { [unowned self] op in forget(op) }
+        a.startTraceFile()
+        if trafficWatched { a.setTrafficSubscribers(trafficSubscribers(of: a)) }
     }
 
     /// The accessory named `name`, if any. Device loop.
@@ -209,7 +217,7 @@ public final class AccessoryRegistry: @unchecked Sendable {  // @unchecked: muta
         return found
     }
 
-    private func wants(_ s: Subscription, _ a: Accessory) -> Bool {
+    func wants(_ s: Subscription, _ a: Accessory) -> Bool {
         if let d = s.devices, !d.contains(a.name) { return false }
         return a.access.allows(uid: s.origin.uid, gid: s.origin.gid, groups: s.origin.groups)
     }

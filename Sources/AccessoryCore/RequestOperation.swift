@@ -90,7 +90,7 @@ final class RequestOperation: LoopOperation, @unchecked Sendable {  // @unchecke
         case .transact(let payload), .write(let payload):
             do {
                 let encoded = try reader.encode(payload)
-                try channel.write(encoded)
+                try accessory.send(encoded, on: channel, for: self)
                 accessory.counters.bytesOut += UInt64(encoded.count)
                 accessory.counters.framesOut += 1
                 written = payload.count

@@ -98,10 +98,11 @@ struct ParamReader {
         }
     }
 
-    /// `events`: a non-empty array of "data" / "state".
+    /// `events`: a non-empty array of "data" / "state" / "traffic".
     func events() throws(RPCError) -> Set<EventKind>? {
         guard let value = value("events") else { return nil }
-        let accepted = EventKind.allCases.map { "\"\($0.rawValue)\"" }.joined(separator: " or ")
+        let names = EventKind.allCases.map { "\"\($0.rawValue)\"" }
+        let accepted = names.dropLast().joined(separator: ", ") + " or " + names.last!
         guard case .array(let elements) = value else {
             throw .invalidParams(
                 "params.events must be an array of \(accepted) (got \(ValueDescription.describe(value)))"

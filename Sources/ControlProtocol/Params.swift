@@ -67,6 +67,12 @@ public enum EventKind: String, Sendable, Hashable, CaseIterable {
     case data
     /// `device.state`: state changes.
     case state
+    /// `device.traffic`: every byte to and from the accessory (``TrafficRecord``). Only when
+    /// asked for by name: it costs the daemon work on every read and write.
+    case traffic
+
+    /// What a `subscribe` without `events` gives: data and state, not traffic.
+    public static let defaultKinds: Set<EventKind> = [.data, .state]
 }
 
 /// `{device?, events?}`: for `subscribe` and `unsubscribe`.
@@ -75,7 +81,8 @@ public enum EventKind: String, Sendable, Hashable, CaseIterable {
 public struct SubscriptionParams: Sendable, Hashable {
     /// One accessory, or `nil` for all the client may see.
     public var device: String?
-    /// A non-empty set, or `nil` for all kinds.
+    /// A non-empty set, or `nil` for ``EventKind/defaultKinds`` (`subscribe`) or all kinds
+    /// (`unsubscribe`).
     public var events: Set<EventKind>?
 
     public init(device: String? = nil, events: Set<EventKind>? = nil) {

@@ -37,7 +37,7 @@ public enum RequestID: Sendable, Hashable, CustomStringConvertible, JSONEncodabl
     }
 
     /// The id in `value`, or `nil` if it is not an integer that fits `Int64` or a string.
-    static func from(_ value: JSONValue) -> RequestID? {
+    public static func from(_ value: JSONValue) -> RequestID? {
         switch value {
         case .number(.integer(let integer)): .int(integer)
         case .string(let string): .string(string)

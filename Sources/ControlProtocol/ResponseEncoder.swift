@@ -64,6 +64,29 @@ public enum ResponseEncoder {
         JSONOutput.appendLiteral("}}\n", to: &buffer)
     }
 
+    /// `device.traffic` with a ``TrafficRecord``'s object.
+    public static func deviceTraffic(
+        device: String,
+        timestampMicroseconds: Int64,
+        direction: TrafficRecord.Direction,
+        client: UInt64?,
+        request: RequestID?,
+        bytes: UnsafeBufferPointer<UInt8>,
+        into buffer: inout [UInt8]
+    ) {
+        JSONOutput.appendLiteral("{\"jsonrpc\":\"2.0\",\"method\":\"device.traffic\",\"params\":", to: &buffer)
+        TrafficRecord.encode(
+            device: device,
+            timestampMicroseconds: timestampMicroseconds,
+            direction: direction,
+            client: client,
+            request: request,
+            bytes: bytes,
+            into: &buffer
+        )
+        JSONOutput.appendLiteral("}\n", to: &buffer)
+    }
+
     /// `device.state` with `{device, state, reason}`.
     public static func deviceState(device: String, state: DeviceState, reason: String, into buffer: inout [UInt8]) {
         JSONOutput.appendLiteral(

@@ -35,7 +35,8 @@ public struct Response: Sendable, Hashable {
     }
 }
 
-/// A notification from the daemon (client side): `device.data` or `device.state`, or one a
+/// A notification from the daemon (client side): `device.data`, `device.state` or
+/// `device.traffic`, or one a
 /// newer daemon sends that this client does not know (keep it or ignore it).
 ///
 /// Threading: a value. Any thread.
@@ -48,7 +49,8 @@ public struct NotificationMessage: Sendable, Hashable {
         self.params = params
     }
 
-    /// The typed event, or `nil` for a method other than `device.data` / `device.state`.
+    /// The typed event, or `nil` for a method other than `device.data` / `device.state` /
+    /// `device.traffic`.
     public func event() throws(MessageDecodingError) -> DeviceEvent? {
         let value = JSONValue.object(params)
         switch method {
@@ -67,6 +69,8 @@ public struct NotificationMessage: Sendable, Hashable {
                 throw MessageDecodingError("\"reason\" must be a string (got \(other.kindDescription))")
             }
             return .state(device: try ResultField.string(value, "device"), state: state, reason: reason)
+        case "device.traffic":
+            return .traffic(try TrafficRecord(json: value))
         default:
             return nil
         }
@@ -81,6 +85,8 @@ public enum DeviceEvent: Sendable, Hashable {
     case data(device: String, frame: Frame)
     /// The accessory changed state.
     case state(device: String, state: DeviceState, reason: String)
+    /// Bytes to or from the accessory (subscribed with `events: ["traffic"]`).
+    case traffic(TrafficRecord)
 }
 
 /// One line from the daemon (client side).

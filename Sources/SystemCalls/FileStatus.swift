@@ -25,6 +25,10 @@ public struct FileStatus: Sendable, Equatable {
     /// file gives a different pair).
     public var device: UInt64
     public var inode: UInt64
+    /// The size in bytes.
+    public var size: Int64
+    /// How many names the file has (hard links).
+    public var linkCount: UInt64
 
     /// A status with these fields (tests state the cases a rule must judge this way).
     public init(
@@ -33,7 +37,9 @@ public struct FileStatus: Sendable, Equatable {
         owner: UInt32,
         group: UInt32 = 0,
         device: UInt64 = 0,
-        inode: UInt64 = 0
+        inode: UInt64 = 0,
+        size: Int64 = 0,
+        linkCount: UInt64 = 1
     ) {
         self.kind = kind
         self.permissions = permissions
@@ -41,6 +47,8 @@ public struct FileStatus: Sendable, Equatable {
         self.group = group
         self.device = device
         self.inode = inode
+        self.size = size
+        self.linkCount = linkCount
     }
 
     init(_ st: stat) {
@@ -59,6 +67,8 @@ public struct FileStatus: Sendable, Equatable {
         group = st.st_gid
         device = UInt64(st.st_dev)
         inode = UInt64(st.st_ino)
+        size = Int64(st.st_size)
+        linkCount = UInt64(st.st_nlink)
     }
 }
 

@@ -20,7 +20,8 @@ struct Accessoryctl: AsyncParsableCommand {
             \(ExitStatus.help)
             """,
         subcommands: [
-            List.self, Status.self, Transact.self, Write.self, Read.self, Monitor.self, Lock.self, Attach.self,
+            List.self, Status.self, Transact.self, Write.self, Read.self, Monitor.self, Trace.self, Lock.self,
+            Attach.self,
         ]
     )
 

@@ -162,12 +162,12 @@ struct MethodParamsTests {
         )
         #expect(
             invalidParams("subscribe", #"{"events":"data"}"#)?.contains(
-                #"params.events must be an array of "data" or "state" (got "data")"#
+                #"params.events must be an array of "data", "state" or "traffic" (got "data")"#
             ) == true
         )
         #expect(
             invalidParams("subscribe", #"{"events":["data","nope"]}"#)
-                == #"params.events[1] must be "data" or "state" (got "nope")"#
+                == #"params.events[1] must be "data", "state" or "traffic" (got "nope")"#
         )
         #expect(
             invalidParams("subscribe", #"{"device":7}"#)?.contains("params.device must be an accessory name") == true

@@ -22,7 +22,10 @@ struct Monitor: ConnectionCommand {
     @Argument(help: "One accessory (default: all).", completion: DeviceCompletion.kind)
     var device: String?
 
-    @Option(name: .customLong("event"), help: "Only this kind of event: data or state (repeatable).")
+    @Option(
+        name: .customLong("event"),
+        help: "Only this kind of event: data, state or traffic (repeatable; default data and state)."
+    )
     var kinds: [EventKindArgument] = []
 
     @Option(help: ArgumentHelp("Stop after this many events.", valueName: "n"))
@@ -88,11 +91,13 @@ struct Monitor: ConnectionCommand {
 enum EventKindArgument: String, ExpressibleByArgument, CaseIterable {
     case data
     case state
+    case traffic
 
     var kind: EventKind {
         switch self {
         case .data: .data
         case .state: .state
+        case .traffic: .traffic
         }
     }
 }

@@ -24,6 +24,10 @@ struct EventPrinter: Sendable {
             }
         case .state(let device, let state, let reason):
             Output.line(stamp + device + ": state " + state.rawValue + (reason.isEmpty ? "" : " (\(reason))"))
+        case .traffic(let record):
+            // Only with --event traffic; `accessoryctl trace` is the command made for it.
+            let lines = TrafficPrinter(hex: false, timestamps: false).lines(record)
+            Output.lines(lines.map { stamp + record.device + ": " + $0 })
         }
     }
 
@@ -34,6 +38,8 @@ struct EventPrinter: Sendable {
         case .data(let device, let frame): ResponseEncoder.deviceData(device: device, frame: frame.bytes, into: &buffer)
         case .state(let device, let state, let reason):
             ResponseEncoder.deviceState(device: device, state: state, reason: reason, into: &buffer)
+        case .traffic(let record):
+            return TrafficPrinter.jsonLine(record)
         }
         if buffer.last == UInt8(ascii: "\n") { buffer.removeLast() }
         return String(decoding: buffer, as: UTF8.self)

@@ -1,0 +1,31 @@
+import Glibc
+
+extension FileIO {
+    /// Opens (creating it with `mode` if missing) a regular file to append to, safely in a folder
+    /// that others might write to: the last name is never followed if it is a symbolic link
+    /// (`O_NOFOLLOW`: `ELOOP`), opening does not wait for a reader if it is a FIFO
+    /// (`O_NONBLOCK`: `ENXIO` without one). Close-on-exec. Returns the descriptor and what
+    /// `fstat` says of it: the caller refuses anything but a regular file with one name (a hard
+    /// link could point into a file it must not write). The corresponding C functions are `open` and
+    /// `fstat`. Any thread.
+    public static func openForAppending(_ path: String, mode: UInt32) throws(SyscallError) -> OpenedFile {
+        let fd = try open(path, flags: O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW | O_NONBLOCK, mode: mode_t(mode))
+        let status = try status(ofDescriptor: fd.rawValue)
+        if status.kind == .regular {
+            // Blocking writes from here (a regular file ignores O_NONBLOCK anyway; this states it).
+            try setNonBlocking(fd.rawValue, false)
+        }
+        return OpenedFile(fd: fd, status: status)
+    }
+}
+
+/// A file just opened, with what `fstat` said of it.
+///
+/// Any thread, one owner at a time.
+public struct OpenedFile: ~Copyable, Sendable {
+    public var fd: OwnedFD
+    public let status: FileStatus
+
+    /// The descriptor, for its next owner.
+    public consuming func takeDescriptor() -> OwnedFD { fd }
+}

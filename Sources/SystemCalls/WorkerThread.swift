@@ -1,0 +1,46 @@
+import CAccessoryShims
+import Glibc
+
+/// A plain thread for work that may block (writing a file), started at once; ``join()`` waits for
+/// its body to return. Foundation-free.
+///
+/// Any thread; ``join()`` once, from a thread other than its own.
+public final class WorkerThread: @unchecked Sendable {  // @unchecked: `thread` is written in init only.
+    private var thread = pthread_t()
+
+    /// Heap box for the body: `pthread_create` takes one pointer.
+    ///
+    /// A value moved to the new thread once.
+    private final class Box {
+        let name: String
+        let body: () -> Void
+        init(name: String, body: @escaping () -> Void) {
+            self.name = name
+            self.body = body
+        }
+    }
+
+    /// Starts `body` on a new thread named `name` (its first 15 bytes: the kernel's limit).
+    /// The corresponding C function is `pthread_create`.
+    public init(name: String, _ body: @escaping @Sendable () -> Void) {
+        let box = Unmanaged.passRetained(Box(name: name, body: body))
+        let rc = pthread_create(
+            &thread,
+            nil,
+            { raw in
+                let box = Unmanaged<Box>.fromOpaque(raw!).takeRetainedValue()
+                _ = box.name.withCString { cas_set_thread_name($0) }
+                box.body()
+                return nil
+            },
+            box.toOpaque()
+        )
+        precondition(rc == 0, "pthread_create: \(rc)")
+    }
+
+    /// Waits for the body to return. The corresponding C function is `pthread_join`.
+    public func join() {
+        let rc = pthread_join(thread, nil)
+        precondition(rc == 0, "pthread_join: \(rc)")
+    }
+}

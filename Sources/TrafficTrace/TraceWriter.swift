@@ -1,0 +1,244 @@
+import ControlProtocol
+import SystemCalls
+
+/// Takes traffic records from the device loop and writes them to a ``TraceSink`` on a thread of
+/// its own, so that a slow disk never holds up the device.
+///
+/// The loop's side (``append(direction:timestampMicroseconds:client:request:bytes:)``) copies the
+/// record into a bounded buffer under a lock held for the copy only, and never waits for the
+/// writer. When the buffer is full the record is dropped and counted; the next record that fits
+/// is preceded by a mark (``TraceLayout/appendDropped(device:timestampMicroseconds:count:to:)``)
+/// saying how many bytes are missing there. The writer thread swaps the whole buffer for an empty
+/// one (no allocation once both have grown), formats the records and hands them to the sink.
+///
+/// Any thread: ``append(direction:timestampMicroseconds:client:request:bytes:)`` from one
+/// producer at a time (the device loop), ``close()`` once.
+public final class TraceWriter: Sendable {
+    /// Counts since the writer started.
+    ///
+    /// Threading: a value. Any thread.
+    public struct Statistics: Sendable, Equatable {
+        /// Bytes of traffic accepted into the buffer.
+        public var tracedBytes: Int64 = 0
+        /// Bytes of traffic left out: the buffer was full, or the sink failed.
+        public var droppedBytes: Int64 = 0
+        /// The sink's last failure, if any.
+        public var lastError: String?
+    }
+
+    /// The default bound of the buffer: about 90 seconds of a 115200-baud line in both
+    /// directions, far more than a disk stalls for in normal operation.
+    public static let defaultCapacity = 1 << 20
+
+    public let device: String
+    public let layout: TraceLayout
+    public let capacity: Int
+    private let shared: SignallingLock<TraceQueueState>
+    private let thread: Locked<WorkerThread?>
+
+    /// Starts the writer thread. `sink` is used from that thread only; `onError` is called there
+    /// when the sink fails (once per different message).
+    public init(
+        device: String,
+        layout: TraceLayout,
+        sink: any TraceSink,
+        capacity: Int = TraceWriter.defaultCapacity,
+        onError: @escaping @Sendable (String) -> Void
+    ) {
+        self.device = device
+        self.layout = layout
+        self.capacity = capacity
+        var initial = TraceQueueState()
+        initial.pending.reserveCapacity(min(capacity, 64 << 10))
+        shared = SignallingLock(initial)
+        thread = Locked(nil)
+        let job = WriterJob(device: device, layout: layout, sink: sink, shared: shared, onError: onError)
+        thread.withLock { $0 = WorkerThread(name: "trace-\(device)") { job.run() } }
+    }
+
+    /// Queues one record; returns at once. Device loop (one producer).
+    public func append(
+        direction: TrafficRecord.Direction,
+        timestampMicroseconds: Int64,
+        client: UInt64?,
+        request: RequestID?,
+        bytes: UnsafeBufferPointer<UInt8>
+    ) {
+        shared.withLock { s in
+            let wasEmpty = s.pending.isEmpty
+            let needed = RecordHeader.size * (s.unmarkedDrops > 0 ? 2 : 1) + 32 + bytes.count
+            guard !s.closing, s.pending.count + needed <= capacity else {
+                if s.unmarkedDrops == 0 { s.firstDropMicroseconds = timestampMicroseconds }
+                s.unmarkedDrops += Int64(bytes.count)
+                s.statistics.droppedBytes += Int64(bytes.count)
+                return ((), false)
+            }
+            if s.unmarkedDrops > 0 {
+                RecordHeader.appendDropMark(
+                    count: s.unmarkedDrops,
+                    timestampMicroseconds: s.firstDropMicroseconds,
+                    to: &s.pending
+                )
+                s.unmarkedDrops = 0
+            }
+            RecordHeader.append(
+                direction: direction,
+                timestampMicroseconds: timestampMicroseconds,
+                client: client,
+                request: request,
+                bytes: bytes,
+                to: &s.pending
+            )
+            s.statistics.tracedBytes += Int64(bytes.count)
+            // Waking the writer once a batch: it takes everything pending when it wakes.
+            return ((), wasEmpty)
+        }
+    }
+
+    /// The counts so far. Any thread.
+    public var statistics: Statistics {
+        shared.withLock { s in (s.statistics, false) }
+    }
+
+    /// Writes what is queued (with a final drop mark if bytes were left out), closes the sink and
+    /// waits for the thread to end. Later appends are dropped. Any thread but the writer's.
+    public func close() {
+        shared.withLock { s in
+            s.closing = true
+            return ((), true)
+        }
+        let worker = thread.withLock { t in
+            let worker = t
+            t = nil
+            return worker
+        }
+        worker?.join()
+    }
+}
+
+/// The buffer shared by the device loop and the writer thread.
+///
+/// Threading: under ``TraceWriter``'s lock.
+struct TraceQueueState {
+    /// Encoded records (``RecordHeader``), oldest first.
+    var pending: [UInt8] = []
+    /// Bytes dropped since the last mark, and when the first of them came.
+    var unmarkedDrops: Int64 = 0
+    var firstDropMicroseconds: Int64 = 0
+    var statistics = TraceWriter.Statistics()
+    var closing = false
+}
+
+/// The writer thread's side: waits for records, formats them, writes them.
+///
+/// Threading: its own thread only (after init).
+private final class WriterJob: @unchecked Sendable {  // @unchecked: used by the writer thread only.
+    let device: String
+    let layout: TraceLayout
+    let sink: any TraceSink
+    let shared: SignallingLock<TraceQueueState>
+    let onError: @Sendable (String) -> Void
+    /// The records taken from the queue: swapped with its buffer, so both keep their storage.
+    private var batch: [UInt8] = []
+    /// One formatted record.
+    private var out: [UInt8] = []
+    private var lastError: String?
+
+    init(
+        device: String,
+        layout: TraceLayout,
+        sink: any TraceSink,
+        shared: SignallingLock<TraceQueueState>,
+        onError: @escaping @Sendable (String) -> Void
+    ) {
+        self.device = device
+        self.layout = layout
+        self.sink = sink
+        self.shared = shared
+        self.onError = onError
+    }
+
+    func run() {
+        while true {
+            let closing = shared.wait(until: { !$0.pending.isEmpty || $0.closing }) { s in
+                swap(&batch, &s.pending)
+                if s.closing && s.unmarkedDrops > 0 {
+                    // Bytes dropped at the very end: the mark still goes into the file.
+                    RecordHeader.appendDropMark(
+                        count: s.unmarkedDrops,
+                        timestampMicroseconds: s.firstDropMicroseconds,
+                        to: &batch
+                    )
+                    s.unmarkedDrops = 0
+                }
+                return s.closing
+            }
+            writeBatch()
+            if closing {
+                sink.close()
+                return
+            }
+        }
+    }
+
+    private func writeBatch() {
+        guard !batch.isEmpty else { return }
+        var lost: Int64 = 0
+        var failure: TraceError?
+        batch.withUnsafeBufferPointer { records in
+            var offset = 0
+            while offset < records.count {
+                let record = RecordHeader.read(records, at: offset)
+                offset = record.end
+                if failure != nil {
+                    lost += Int64(record.bytes.count)
+                    continue
+                }
+                out.removeAll(keepingCapacity: true)
+                if let dropped = record.droppedCount {
+                    layout.appendDropped(
+                        device: device,
+                        timestampMicroseconds: record.timestampMicroseconds,
+                        count: dropped,
+                        to: &out
+                    )
+                } else {
+                    layout.append(
+                        device: device,
+                        timestampMicroseconds: record.timestampMicroseconds,
+                        direction: record.direction,
+                        client: record.client,
+                        request: record.request,
+                        bytes: record.bytes,
+                        to: &out
+                    )
+                }
+                do throws(TraceError) {
+                    try out.withUnsafeBufferPointer { formatted throws(TraceError) in
+                        try sink.write(record: formatted)
+                    }
+                } catch {
+                    failure = error
+                    lost += Int64(record.bytes.count)
+                }
+            }
+        }
+        batch.removeAll(keepingCapacity: true)
+        if failure == nil {
+            do throws(TraceError) { try sink.flush() } catch { failure = error }
+        }
+        guard let failure else { return }
+        shared.withLock { s in
+            // Marked in the file before the next record that makes it.
+            if s.unmarkedDrops == 0 { s.firstDropMicroseconds = WallClock.microsecondsSinceEpoch() }
+            s.unmarkedDrops += lost
+            s.statistics.droppedBytes += lost
+            s.statistics.lastError = failure.description
+            return ((), false)
+        }
+        if failure.description != lastError {
+            lastError = failure.description
+            onError(failure.description)
+        }
+    }
+}
