@@ -88,7 +88,12 @@ public struct TrafficRecord: Sendable, Hashable {
         JSONOutput.appendLiteral("{\"device\":", to: &buffer)
         JSONOutput.appendString(device, to: &buffer)
         JSONOutput.appendLiteral(",\"timestamp\":\"", to: &buffer)
-        UTCTime.append(microseconds: timestampMicroseconds, fractionDigits: 6, separator: UInt8(ascii: "T"), to: &buffer)
+        UTCTime.append(
+            microseconds: timestampMicroseconds,
+            fractionDigits: 6,
+            separator: UInt8(ascii: "T"),
+            to: &buffer
+        )
         JSONOutput.appendLiteral("Z\",\"timestamp_us\":", to: &buffer)
         JSONOutput.appendInteger(timestampMicroseconds, to: &buffer)
     }

@@ -35,7 +35,9 @@ public enum UTCTime {
     }
 
     /// As ``append(microseconds:fractionDigits:separator:to:)``, as a string.
-    public static func string(microseconds: Int64, fractionDigits: Int = 6, separator: UInt8 = UInt8(ascii: "T")) -> String {
+    public static func string(microseconds: Int64, fractionDigits: Int = 6, separator: UInt8 = UInt8(ascii: "T"))
+        -> String
+    {
         var buffer: [UInt8] = []
         append(microseconds: microseconds, fractionDigits: fractionDigits, separator: separator, to: &buffer)
         return String(decoding: buffer, as: UTF8.self)

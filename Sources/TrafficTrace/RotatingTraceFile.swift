@@ -128,7 +128,7 @@ public final class RotatingTraceFile: TraceSink {
     private static func unlessMissing(_ body: () throws(SyscallError) -> Void) throws(SyscallError) {
         do {
             try body()
-        } catch where error.errno == .noSuchFileOrDirectory {
+        } catch  where error.errno == .noSuchFileOrDirectory {
             return
         }
     }

@@ -160,7 +160,8 @@ private final class WriterJob: @unchecked Sendable {  // @unchecked: used by the
 
     func run() {
         while true {
-            let closing = shared.wait(until: { !$0.pending.isEmpty || $0.closing }) { s in
+            let ready: (borrowing TraceQueueState) -> Bool = { !$0.pending.isEmpty || $0.closing }
+            let closing = shared.wait(until: ready) { s in
                 swap(&batch, &s.pending)
                 if s.closing && s.unmarkedDrops > 0 {
                     // Bytes dropped at the very end: the mark still goes into the file.

@@ -64,7 +64,9 @@ public enum TrafficText {
                 if column == 8 { buffer.append(UInt8(ascii: " ")) }
                 let index = offset + column
                 if index < bytes.count {
-                    buffer.append(contentsOf: [UInt8(ascii: " "), hexDigit(bytes[index] >> 4), hexDigit(bytes[index] & 0xF)])
+                    buffer.append(contentsOf: [
+                        UInt8(ascii: " "), hexDigit(bytes[index] >> 4), hexDigit(bytes[index] & 0xF),
+                    ])
                 } else {
                     buffer.append(contentsOf: "   ".utf8)
                 }

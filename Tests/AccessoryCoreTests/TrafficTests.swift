@@ -31,7 +31,9 @@ struct TrafficTests {
         }
     }
 
-    @Test("a scripted session: the jsonl trace and device.traffic carry exactly the bytes sent and echoed, with who sent them")
+    @Test(
+        "a scripted session: the jsonl trace and device.traffic carry exactly the bytes sent and echoed, with who sent them"
+    )
     func scriptedSessionByteForByte() throws {
         let (sims, base) = Self.echo()
         let h = try CoreHarness(sims: sims, yaml: base)
@@ -46,7 +48,10 @@ struct TrafficTests {
         #expect(watcher.response(1)?.value?["events"] == .array([.string("traffic")]))
         let client = RecordingOrigin(clientID: 7)
         let before = WallClock.microsecondsSinceEpoch()
-        h.request(#"{"jsonrpc":"2.0","id":10,"method":"transact","params":{"device":"echo","data":"hello"}}"#, from: client)
+        h.request(
+            #"{"jsonrpc":"2.0","id":10,"method":"transact","params":{"device":"echo","data":"hello"}}"#,
+            from: client
+        )
         #expect(frameTexts(client.response(10)?.value) == ["hello"])
         h.request(
             #"{"jsonrpc":"2.0","id":11,"method":"transact","params":{"device":"echo","data_base64":"AAH/f1w="}}"#,
@@ -82,7 +87,9 @@ struct TrafficTests {
         #expect(times == times.sorted() && times.first! >= before && times.last! <= after)
     }
 
-    @Test("a client not allowed on the accessory is refused its traffic, named or not; subscribe without events gives none")
+    @Test(
+        "a client not allowed on the accessory is refused its traffic, named or not; subscribe without events gives none"
+    )
     func accessRulesAndDefaults() throws {
         let (sims, yaml) = Self.echo("    access: {users: [0]}")
         let h = try CoreHarness(sims: sims, yaml: yaml)
@@ -104,7 +111,10 @@ struct TrafficTests {
         let root = RecordingOrigin(clientID: 4)
         h.request(#"{"jsonrpc":"2.0","id":1,"method":"subscribe","params":{"events":["traffic"]}}"#, from: root)
         #expect(root.response(1)?.value?["subscribed"] == .bool(true))
-        h.request(#"{"jsonrpc":"2.0","id":2,"method":"transact","params":{"device":"echo","data":"secret"}}"#, from: root)
+        h.request(
+            #"{"jsonrpc":"2.0","id":2,"method":"transact","params":{"device":"echo","data":"secret"}}"#,
+            from: root
+        )
         #expect(frameTexts(root.response(2)?.value) == ["secret"])
         #expect(Wait.until { Self.records(root.notifications).count == 2 })
         #expect(Self.records(nobody.notifications).isEmpty)
@@ -125,7 +135,10 @@ struct TrafficTests {
         _ = try h.reload(yaml)
         #expect(h.waitReady("echo"))
         let client = RecordingOrigin(clientID: 1)
-        h.request(#"{"jsonrpc":"2.0","id":1,"method":"transact","params":{"device":"echo","data":"still here"}}"#, from: client)
+        h.request(
+            #"{"jsonrpc":"2.0","id":1,"method":"transact","params":{"device":"echo","data":"still here"}}"#,
+            from: client
+        )
         #expect(frameTexts(client.response(1)?.value) == ["still here"])
         h.request(#"{"jsonrpc":"2.0","id":2,"method":"device.status","params":{"device":"echo"}}"#, from: client)
         let status = client.response(2)?.value
@@ -133,4 +146,3 @@ struct TrafficTests {
         #expect(status?["last_error"]?.stringValue?.contains("symbolic link") == true)
     }
 }
-

@@ -63,7 +63,9 @@ struct RotationTests {
         let target = folder.path + "/target"
         try FileIO.writeFile(target, "secret")
         try FileIO.symlink(target: target, at: folder.path + "/link")
-        #expect(throws: TraceError.self) { try RotatingTraceFile.open(path: folder.path + "/link", maxBytes: 4_096, keep: 1) }
+        #expect(throws: TraceError.self) {
+            try RotatingTraceFile.open(path: folder.path + "/link", maxBytes: 4_096, keep: 1)
+        }
         #expect(mkfifo(folder.path + "/fifo", 0o600) == 0)
         let fifo = #expect(throws: TraceError.self) {
             try RotatingTraceFile.open(path: folder.path + "/fifo", maxBytes: 4_096, keep: 1)

@@ -37,7 +37,10 @@ struct TraceLayoutTests {
         #expect(UTCTime.string(microseconds: Self.instant) == "2023-11-14T22:13:20.123456")
         #expect(UTCTime.string(microseconds: Self.instant, fractionDigits: 3) == "2023-11-14T22:13:20.123")
         #expect(UTCTime.string(microseconds: -1) == "1969-12-31T23:59:59.999999")
-        #expect(UTCTime.string(microseconds: 4_107_542_400_000_000, separator: UInt8(ascii: " ")) == "2100-03-01 00:00:00.000000")
+        #expect(
+            UTCTime.string(microseconds: 4_107_542_400_000_000, separator: UInt8(ascii: " "))
+                == "2100-03-01 00:00:00.000000"
+        )
     }
 
     @Test("text: one line a record, with who sent it; escapes give back every byte")

@@ -19,9 +19,11 @@ enum TargetKind: String, CaseIterable {
     case accessoryd
     /// The same with `threads: {control: own}`: clients served on a loop thread of their own.
     case accessorydOwn = "accessoryd-own"
+    /// `accessoryd` with a `text` trace file on the echo accessory: what tracing costs.
+    case accessorydTraced = "accessoryd-traced"
 
-    /// accessoryd in either thread layout.
-    var isAccessoryd: Bool { self == .accessoryd || self == .accessorydOwn }
+    /// accessoryd in any of its configurations.
+    var isAccessoryd: Bool { self == .accessoryd || self == .accessorydOwn || self == .accessorydTraced }
 }
 
 /// A running target: its echo accessory, the relay in front of it, and how a client connects.
@@ -207,19 +209,27 @@ final class Lab {
             )
             try waitForSocket(socketPath, of: relay, "ser2net")
             return Target(kind: kind, wire: RawWire(), relay: relay, echo: echo, connector: connectSocket)
-        case .accessoryd, .accessorydOwn:
+        case .accessoryd, .accessorydOwn, .accessorydTraced:
             let relay = try startDaemon(
                 echo: echo,
                 socket: socketPath,
                 maxClients: maxClients,
-                ownThread: kind == .accessorydOwn
+                ownThread: kind == .accessorydOwn,
+                trace: kind == .accessorydTraced ? file("echo.trace") : nil
             )
             return Target(kind: kind, wire: RPCWire(device: "echo"), relay: relay, echo: echo, connector: connectSocket)
         }
     }
 
     /// accessoryd with the echo accessory and 15 simulated ones beside it (16 in all), all ready.
-    private func startDaemon(echo: EchoAccessory, socket: String, maxClients: Int, ownThread: Bool) throws -> Child {
+    /// With `trace`, the echo accessory writes a `text` trace file there (rotated at 64 MiB).
+    private func startDaemon(
+        echo: EchoAccessory,
+        socket: String,
+        maxClients: Int,
+        ownThread: Bool,
+        trace: String?
+    ) throws -> Child {
         let others = 15
         let simulator = try start(
             products + "/accessory-sim",
@@ -235,18 +245,21 @@ final class Lab {
             accessories: accessories,
             socket: socket,
             maxClients: maxClients,
-            log: ownThread ? "accessoryd-own" : "accessoryd",
-            extra: ownThread ? "threads: {control: own}\n" : ""
+            log: ownThread ? "accessoryd-own" : trace != nil ? "accessoryd-traced" : "accessoryd",
+            extra: ownThread ? "threads: {control: own}\n" : "",
+            trace: trace
         )
     }
 
-    /// Starts accessoryd on `accessories` (line framing) and waits until every one is ready.
+    /// Starts accessoryd on `accessories` (line framing) and waits until every one is ready;
+    /// with `trace`, the first accessory has a `text` trace file there.
     func startDaemon(
         accessories: [(name: String, path: String)],
         socket: String,
         maxClients: Int,
         log: String,
-        extra: String = ""
+        extra: String = "",
+        trace: String? = nil
     ) throws -> Child {
         let config = file(log + ".yaml")
         try FileIO.writeFile(
@@ -254,8 +267,13 @@ final class Lab {
             "socket: {path: \(socket)}\nlog: {level: warning}\n" + extra
                 + "limits: {max_clients: \(max(256, maxClients + 8)), queue_depth: \(max(64, 2 * maxClients))}\n"
                 + "accessories:\n"
-                + accessories.map {
-                    "  - {name: \($0.name), path: \($0.path), framing: {type: line, delimiter: \"\\n\"}}\n"
+                + accessories.enumerated().map { index, accessory in
+                    let traced =
+                        index == 0
+                        ? trace.map { ", trace: {file: \($0), format: text, max_bytes: 67108864, keep: 1}" } ?? "" : ""
+                    return
+                        "  - {name: \(accessory.name), path: \(accessory.path), framing: {type: line, delimiter: \"\\n\"}"
+                        + traced + "}\n"
                 }
                 .joined()
         )

@@ -47,7 +47,7 @@ struct Options {
           --interference S    seconds of accessoryd ticks and transacts timed quiet, then again
                               while 8 clients send 60 KB lines (default 2; 0 skips it)
           --targets LIST      any of direct,socat,ser2net,ser2net-default,accessoryd,
-                              accessoryd-own (default: all)
+                              accessoryd-own,accessoryd-traced (default: all)
           --products DIR      where accessoryd, accessory-sim and echo-accessory are
                               (default: next to compare-bench)
           --output FILE       where the Markdown table is written (default bench/results/latest.md)

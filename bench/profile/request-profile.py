@@ -12,6 +12,7 @@ with strace attached to every thread once it is ready (syscalls per request).
       kernel included: cpu-clock samples, as this machine has no hardware counters)
   bench/profile/request-profile.py --products ... --tool cpu --requests 20000    (user and system
       CPU of the daemon per request, from /proc/PID/stat)
+  Add --trace text|hexdump|jsonl to any of them to run with a trace file on the accessory.
 
 Every child it starts is stopped by pid; the temporary folder is removed.
 """
@@ -62,7 +63,9 @@ def run(args, folder, requests):
         with open(folder + "/d.yaml", "w") as config:
             config.write(f"socket: {{path: {sock}}}\nlog: {{level: warning}}\n"
                          + ("threads: {control: own}\n" if args.own else "") + "accessories:\n"
-                         f"  - {{name: echo, path: {folder}/tty, framing: {{type: line, delimiter: \"\\n\"}}}}\n")
+                         f"  - {{name: echo, path: {folder}/tty, framing: {{type: line, delimiter: \"\\n\"}}"
+                         + (f", trace: {{file: {folder}/echo.trace, format: {args.trace}}}" if args.trace else "")
+                         + "}\n")
         daemon_binary = os.path.join(args.products, "accessoryd")
         if args.tool == "callgrind":
             # Valgrind 3.19 cannot read the DWARF 5 the Swift 6 toolchain writes and gives up;
@@ -187,6 +190,9 @@ def main():
     parser.add_argument("--own", action="store_true",
                         help="threads: {control: own}: clients served on a loop thread of their own "
                              "(the default layout serves them on the device loop's thread)")
+    parser.add_argument("--trace", choices=["text", "hexdump", "jsonl"],
+                        help="give the accessory a trace file in this format (the cost of tracing: compare "
+                             "with a run without it)")
     parser.add_argument("--keep", help="copy the callgrind output files to this prefix (for callgrind_annotate)")
     args = parser.parse_args()
     folder = tempfile.mkdtemp(prefix="request-profile-")
