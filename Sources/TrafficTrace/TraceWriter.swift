@@ -184,42 +184,23 @@ private final class WriterJob: @unchecked Sendable {  // @unchecked: used by the
 
     private func writeBatch() {
         guard !batch.isEmpty else { return }
+        // After a failure the rest of the batch is lost: its bytes (`lost`, not counted yet), and
+        // the drop marks in it (`unmarked`, already counted), go into the next mark.
         var lost: Int64 = 0
+        var unmarked: Int64 = 0
         var failure: TraceError?
         batch.withUnsafeBufferPointer { records in
             var offset = 0
             while offset < records.count {
                 let record = RecordHeader.read(records, at: offset)
                 offset = record.end
-                if failure != nil {
-                    lost += Int64(record.bytes.count)
-                    continue
+                if failure == nil {
+                    failure = write(record)
+                    if failure == nil { continue }
                 }
-                out.removeAll(keepingCapacity: true)
                 if let dropped = record.droppedCount {
-                    layout.appendDropped(
-                        device: device,
-                        timestampMicroseconds: record.timestampMicroseconds,
-                        count: dropped,
-                        to: &out
-                    )
+                    unmarked += dropped
                 } else {
-                    layout.append(
-                        device: device,
-                        timestampMicroseconds: record.timestampMicroseconds,
-                        direction: record.direction,
-                        client: record.client,
-                        request: record.request,
-                        bytes: record.bytes,
-                        to: &out
-                    )
-                }
-                do throws(TraceError) {
-                    try out.withUnsafeBufferPointer { formatted throws(TraceError) in
-                        try sink.write(record: formatted)
-                    }
-                } catch {
-                    failure = error
                     lost += Int64(record.bytes.count)
                 }
             }
@@ -232,7 +213,7 @@ private final class WriterJob: @unchecked Sendable {  // @unchecked: used by the
         shared.withLock { s in
             // Marked in the file before the next record that makes it.
             if s.unmarkedDrops == 0 { s.firstDropMicroseconds = WallClock.microsecondsSinceEpoch() }
-            s.unmarkedDrops += lost
+            s.unmarkedDrops += lost + unmarked
             s.statistics.droppedBytes += lost
             s.statistics.lastError = failure.description
             return ((), false)
@@ -240,6 +221,35 @@ private final class WriterJob: @unchecked Sendable {  // @unchecked: used by the
         if failure.description != lastError {
             lastError = failure.description
             onError(failure.description)
+        }
+    }
+
+    /// Formats one record and hands it to the sink; the failure, if any.
+    private func write(_ record: RecordHeader.Record) -> TraceError? {
+        out.removeAll(keepingCapacity: true)
+        if let dropped = record.droppedCount {
+            layout.appendDropped(
+                device: device,
+                timestampMicroseconds: record.timestampMicroseconds,
+                count: dropped,
+                to: &out
+            )
+        } else {
+            layout.append(
+                device: device,
+                timestampMicroseconds: record.timestampMicroseconds,
+                direction: record.direction,
+                client: record.client,
+                request: record.request,
+                bytes: record.bytes,
+                to: &out
+            )
+        }
+        do throws(TraceError) {
+            try out.withUnsafeBufferPointer { formatted throws(TraceError) in try sink.write(record: formatted) }
+            return nil
+        } catch {
+            return error
         }
     }
 }

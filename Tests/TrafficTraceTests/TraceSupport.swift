@@ -13,10 +13,18 @@ final class RecordingSink: TraceSink, @unchecked Sendable {  // @unchecked: stat
         var stallNextWrite = false
         var stalled = false
         var closed = false
+        /// How many writes fail next with "no space left".
+        var failNextWrites = 0
     }
     let state = Shared(State())
 
     func write(record: UnsafeBufferPointer<UInt8>) throws(TraceError) {
+        let fail = state.mutate { s in
+            guard s.failNextWrites > 0 else { return false }
+            s.failNextWrites -= 1
+            return true
+        }
+        if fail { throw TraceError("no space left") }
         let stall = state.mutate { s in
             let stall = s.stallNextWrite
             s.stallNextWrite = false

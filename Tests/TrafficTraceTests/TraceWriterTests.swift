@@ -78,4 +78,25 @@ struct TraceWriterTests {
         let last = sink.lines.last ?? ""
         #expect(last.contains("\"dropped_bytes\":\(dropped)}"))
     }
+
+    @Test("a failing sink (disk full): the batch is counted as dropped, marked before the next record, reported once")
+    func failingSink() {
+        let sink = RecordingSink()
+        sink.state.mutate { $0.failNextWrites = 2 }
+        let reports = Shared<[String]>([])
+        let writer = TraceWriter(device: "d", layout: .text, sink: sink) { message in
+            reports.mutate { $0.append(message) }
+        }
+        Self.append(writer, "lost")
+        #expect(Wait.until(seconds: 10) { writer.statistics.droppedBytes == 4 })
+        Self.append(writer, "lost too")
+        #expect(Wait.until(seconds: 10) { writer.statistics.droppedBytes == 12 })
+        Self.append(writer, "kept")
+        writer.close()
+        #expect(sink.lines.count == 2)
+        #expect(sink.lines.first?.hasSuffix("Z … 12 bytes dropped …") == true)
+        #expect(sink.lines.last?.hasSuffix(": kept") == true)
+        #expect(reports.value == ["no space left"], "one report for the same failure twice")
+        #expect(writer.statistics.lastError == "no space left")
+    }
 }
