@@ -1,0 +1,518 @@
+"""The asyncio client: the same methods as :class:`accessoryd.Client`, as coroutines.
+
+Usage::
+
+    async with accessoryd.aio.Client() as client:
+        frames = await client.transact("modem", "ATI")
+"""
+
+from __future__ import annotations
+
+import asyncio
+import collections
+import itertools
+import socket
+from types import TracebackType
+from typing import Any, Deque, Dict, Generator, Iterable, List, Optional, Type
+
+from . import _protocol as wire
+from ._protocol import EventFilter, Params, Payload, Tracer
+from .errors import (
+    AccessorydError,
+    ConnectFailed,
+    ConnectionLost,
+    DaemonNotRunning,
+    ProtocolError,
+    error_from_response,
+)
+from .model import DaemonStatus, DeviceInfo, DeviceStatus, Event, Frame, frames_from_json
+from .paths import default_socket_path
+
+__all__ = ["Client", "connect", "Subscription", "Lease", "RawStream"]
+
+#: The longest line accepted from the daemon (a `read` of many large frames is one line).
+_LINE_LIMIT = 1 << 26
+
+
+async def _open(path: str) -> "tuple[asyncio.StreamReader, asyncio.StreamWriter]":
+    try:
+        return await asyncio.open_unix_connection(path, limit=_LINE_LIMIT)
+    except FileNotFoundError:
+        raise DaemonNotRunning(f"accessoryd is not running (no socket at {path})") from None
+    except ConnectionRefusedError:
+        raise DaemonNotRunning(
+            f"accessoryd is not running (nothing is listening on {path}; the socket file is stale)"
+        ) from None
+    except PermissionError:
+        raise ConnectFailed(
+            f"permission denied connecting to accessoryd at {path} "
+            "(the socket's owner, group or mode does not allow this user)"
+        ) from None
+    except OSError as error:
+        raise ConnectFailed(f"cannot connect to accessoryd at {path}: {error.strerror or error}") from None
+
+
+async def connect(path: Optional[str] = None, *, trace: Optional[Tracer] = None, event_buffer: int = 10_000) -> Client:
+    """A connected :class:`Client` (``path``: else the default socket)."""
+    client = Client(path, trace=trace, event_buffer=event_buffer)
+    await client.open()
+    return client
+
+
+class Client:
+    """A connection to accessoryd for asyncio.
+
+    Any number of tasks may call at once: requests are pipelined on the one connection and each
+    reply goes to its caller by request id. Cancelling a task waiting for a call sends the
+    daemon ``cancel`` for that request. When the connection ends, every call in flight and
+    every later call raises :class:`ConnectionLost`. Durations are seconds, as in
+    :class:`accessoryd.Client`. One event loop.
+    """
+
+    def __init__(self, path: Optional[str] = None, *, trace: Optional[Tracer] = None, event_buffer: int = 10_000) -> None:
+        """Makes a client for ``path`` (else the default socket); :meth:`open` or
+        ``async with`` connects it."""
+        self.path = default_socket_path(path)
+        self._trace = trace
+        self._event_buffer = event_buffer
+        self._ids = itertools.count(1)
+        # A request id maps to the future of its caller, or None when nobody waits (a cancel
+        # sent on behalf of a cancelled task).
+        self._pending: Dict[int, Optional[asyncio.Future[Any]]] = {}
+        self._subscriptions: List[Subscription] = []
+        self._ended: Optional[str] = "not connected yet (call open() or use async with)"
+        self._writer: Optional[asyncio.StreamWriter] = None
+        self._reader_task: Optional[asyncio.Task[None]] = None
+        self._drain_lock: Optional[asyncio.Lock] = None
+
+    async def open(self) -> Client:
+        """Connects."""
+        reader, writer = await _open(self.path)
+        self._writer = writer
+        self._drain_lock = asyncio.Lock()
+        self._ended = None
+        self._reader_task = asyncio.ensure_future(self._read_loop(reader))
+        return self
+
+    async def close(self) -> None:
+        """Closes the connection: calls in flight raise :class:`ConnectionLost`. Idempotent."""
+        self._end("the client closed the connection")
+        if self._reader_task is not None:
+            await asyncio.gather(self._reader_task, return_exceptions=True)
+
+    @property
+    def connected(self) -> bool:
+        return self._ended is None
+
+    async def __aenter__(self) -> Client:
+        if self._writer is None:
+            await self.open()
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: Optional[Type[BaseException]],
+        exc: Optional[BaseException],
+        tb: Optional[TracebackType],
+    ) -> None:
+        await self.close()
+
+    # -- requests -------------------------------------------------------------------------------
+
+    async def call(self, method: str, params: Optional[Params] = None) -> Any:
+        """Sends a request and waits for its result (the raw JSON value). Cancelled while
+        waiting, it sends ``cancel`` for the request and re-raises."""
+        future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+        request_id = self._send(method, params, future)
+        try:
+            await self._drain()
+            return await future
+        except asyncio.CancelledError:
+            if self._pending.get(request_id) is future:
+                self._pending[request_id] = None  # the answer (cancelled, or the result) is dropped
+                self._cancel_quietly(request_id)
+            raise
+
+    async def devices(self) -> List[DeviceInfo]:
+        result = await self.call("devices.list")
+        rows = result.get("devices") if isinstance(result, dict) else None
+        if not isinstance(rows, list):
+            raise ProtocolError(f"devices.list must return a devices array: {result!r}")
+        return [DeviceInfo.from_json(row) for row in rows]
+
+    async def status(self, name: str) -> DeviceStatus:
+        return DeviceStatus.from_json(await self.call("device.status", {"device": name}))
+
+    async def daemon_status(self) -> DaemonStatus:
+        return DaemonStatus.from_json(await self.call("daemon.status"))
+
+    async def transact(self, name: str, data: Payload, timeout: Optional[float] = None, wait: Optional[float] = None) -> List[Frame]:
+        return frames_from_json(await self.call("transact", wire.transfer_params(name, data, timeout, wait)))
+
+    async def write(self, name: str, data: Payload, timeout: Optional[float] = None, wait: Optional[float] = None) -> int:
+        result = await self.call("write", wire.transfer_params(name, data, timeout, wait))
+        written = result.get("written") if isinstance(result, dict) else None
+        if not isinstance(written, int):
+            raise ProtocolError(f"write must return an integer written: {result!r}")
+        return written
+
+    async def read(self, name: str, timeout: Optional[float] = None, max_frames: Optional[int] = None) -> List[Frame]:
+        params: Params = {"device": name}
+        wire.put(params, "timeout_ms", wire.milliseconds(timeout, "timeout"))
+        wire.put(params, "max_frames", max_frames)
+        return frames_from_json(await self.call("read", params))
+
+    async def subscribe(self, device: Optional[str] = None, events: Optional[Iterable[str]] = None) -> Subscription:
+        """Starts notifications; ``async for event in subscription`` reads them."""
+        params, event_filter = wire.subscription_params(device, events)
+        if self._ended is not None:
+            raise ConnectionLost(self._ended)
+        subscription = Subscription(self, event_filter, self._event_buffer)
+        self._subscriptions.append(subscription)
+        try:
+            await self.call("subscribe", params)
+        except BaseException:
+            self._subscriptions.remove(subscription)
+            raise
+        return subscription
+
+    def lock(self, name: str, timeout: Optional[float] = None, lease: Optional[float] = None) -> _LockRequest:
+        """``async with client.lock("modem"): ...`` (or ``lease = await client.lock(...)``)."""
+        params: Params = {"device": name}
+        wire.put(params, "timeout_ms", wire.milliseconds(timeout, "timeout"))
+        wire.put(params, "lease_ms", wire.milliseconds(lease, "lease"))
+        return _LockRequest(self, name, params)
+
+    async def unlock(self, name: str) -> None:
+        await self.call("unlock", {"device": name})
+
+    async def cancel(self, request_id: int) -> bool:
+        result = await self.call("cancel", {"id": request_id})
+        return bool(result.get("cancelled")) if isinstance(result, dict) else False
+
+    async def attach(self, name: str, wait: Optional[float] = None) -> RawStream:
+        """A raw byte stream to the accessory on a connection of its own (held until closed)."""
+        params: Params = {"device": name}
+        wire.put(params, "wait_ms", wire.milliseconds(wait, "wait", allow_zero=True))
+        reader, writer = await _open(self.path)
+        try:
+            message = wire.request_message(1, "attach", params)
+            if self._trace is not None:
+                self._trace("send", message)
+            writer.write(wire.encode(message))
+            await writer.drain()
+            try:
+                line = await reader.readuntil(b"\n")
+            except asyncio.IncompleteReadError:
+                raise ConnectionLost("accessoryd closed the connection before answering attach") from None
+            answer, decoded = wire.decode_line(line[:-1])
+            if self._trace is not None:
+                self._trace("recv", answer)
+            if not isinstance(decoded, wire.Reply) or decoded.id != 1:
+                raise ProtocolError(f"accessoryd answered attach with {line[:200]!r}")
+            if decoded.error is not None:
+                raise error_from_response(decoded.error)
+        except OSError as error:
+            writer.close()
+            raise ConnectionLost(f"the connection to accessoryd was lost: {error.strerror or error}") from None
+        except BaseException:
+            writer.close()
+            raise
+        return RawStream(name, reader, writer)
+
+    # -- internals ------------------------------------------------------------------------------
+
+    def _send(self, method: str, params: Optional[Params], future: Optional[asyncio.Future[Any]]) -> int:
+        if self._ended is not None or self._writer is None:
+            raise ConnectionLost(self._ended or "not connected")
+        request_id = next(self._ids)
+        self._pending[request_id] = future
+        message = wire.request_message(request_id, method, params)
+        if self._trace is not None:
+            self._trace("send", message)
+        self._writer.write(wire.encode(message))
+        return request_id
+
+    async def _drain(self) -> None:
+        # One drain at a time: older asyncio versions fail concurrent drains of one writer.
+        assert self._drain_lock is not None and self._writer is not None
+        try:
+            async with self._drain_lock:
+                await self._writer.drain()
+        except OSError as error:
+            self._end(f"the connection to accessoryd was lost: {error.strerror or error}")
+
+    def _cancel_quietly(self, request_id: int) -> None:
+        try:
+            self._send("cancel", {"id": request_id}, None)
+        except AccessorydError:
+            pass
+
+    async def _unsubscribe(self, subscription: Subscription) -> None:
+        if subscription not in self._subscriptions:
+            return
+        self._subscriptions.remove(subscription)
+        # As in the blocking client: the daemon's subscription (the union) goes with the last.
+        if not self._subscriptions and self._ended is None:
+            try:
+                await self.call("unsubscribe")
+            except ConnectionLost:
+                pass
+
+    async def _read_loop(self, reader: asyncio.StreamReader) -> None:
+        reason = "accessoryd closed the connection"
+        try:
+            while True:
+                line = await reader.readuntil(b"\n")
+                self._dispatch(line[:-1])
+        except asyncio.IncompleteReadError:
+            pass
+        except asyncio.LimitOverrunError:
+            reason = f"accessoryd sent a line longer than {_LINE_LIMIT} bytes"
+        except ProtocolError as error:
+            self._end(str(error), protocol=True)
+        except OSError as error:
+            reason = f"the connection to accessoryd was lost: {error.strerror or error}"
+        finally:
+            self._end(reason)
+
+    def _dispatch(self, line: bytes) -> None:
+        message, decoded = wire.decode_line(line)
+        if self._trace is not None:
+            self._trace("recv", message)
+        if isinstance(decoded, wire.Note):
+            event = wire.event_from_note(decoded)
+            for subscription in list(self._subscriptions):
+                if subscription.filter.wants(event):
+                    subscription._put(event)
+            return
+        if decoded.id is None:
+            raise ProtocolError(f"accessoryd refused a request: {decoded.error!r}")
+        future = self._pending.pop(decoded.id, None)
+        if future is None or future.done():
+            return
+        if decoded.error is not None:
+            future.set_exception(error_from_response(decoded.error))
+        else:
+            future.set_result(decoded.result)
+
+    def _end(self, reason: str, protocol: bool = False) -> None:
+        if self._ended is not None:
+            return
+        self._ended = reason
+        pending = list(self._pending.values())
+        self._pending.clear()
+        for future in pending:
+            if future is not None and not future.done():
+                future.set_exception(ProtocolError(reason) if protocol else ConnectionLost(reason))
+        for subscription in list(self._subscriptions):
+            subscription._end(reason)
+        if self._writer is not None:
+            self._writer.close()
+
+
+class _LockRequest:
+    """What :meth:`Client.lock` returns: await it for a :class:`Lease`, or use it with
+    ``async with`` (locks on entry, unlocks on exit)."""
+
+    def __init__(self, client: Client, device: str, params: Params) -> None:
+        self._client = client
+        self._device = device
+        self._params = params
+        self._lease: Optional[Lease] = None
+
+    async def _acquire(self) -> Lease:
+        result = await self._client.call("lock", self._params)
+        lease_ms = result.get("lease_ms") if isinstance(result, dict) else None
+        self._lease = Lease(self._client, self._device, lease_ms if isinstance(lease_ms, int) else None)
+        return self._lease
+
+    def __await__(self) -> Generator[Any, None, Lease]:
+        return self._acquire().__await__()
+
+    async def __aenter__(self) -> Lease:
+        return await self._acquire()
+
+    async def __aexit__(
+        self,
+        exc_type: Optional[Type[BaseException]],
+        exc: Optional[BaseException],
+        tb: Optional[TracebackType],
+    ) -> None:
+        if self._lease is not None:
+            await self._lease.__aexit__(exc_type, exc, tb)
+
+
+class Lease:
+    """An exclusive lock on an accessory; ``await lease.release()`` or leave ``async with``."""
+
+    def __init__(self, client: Client, device: str, lease_ms: Optional[int]) -> None:
+        self.device = device
+        self.lease_ms = lease_ms
+        self._client = client
+        self._released = False
+
+    async def release(self) -> None:
+        if not self._released:
+            self._released = True
+            await self._client.unlock(self.device)
+
+    async def __aenter__(self) -> Lease:
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: Optional[Type[BaseException]],
+        exc: Optional[BaseException],
+        tb: Optional[TracebackType],
+    ) -> None:
+        try:
+            await self.release()
+        except ConnectionLost:
+            if exc_type is None:
+                raise
+
+
+class Subscription:
+    """The events of one :meth:`Client.subscribe`: ``async for event in subscription``.
+
+    The iteration stops after :meth:`close` and raises :class:`ConnectionLost` (after the
+    buffered events) when the connection ends. One event loop.
+    """
+
+    def __init__(self, client: Client, event_filter: EventFilter, limit: int) -> None:
+        self.filter = event_filter
+        self.dropped = 0
+        self._client = client
+        self._limit = max(1, limit)
+        self._events: Deque[Event] = collections.deque()
+        self._changed = asyncio.Event()
+        self._closed = False
+        self._lost: Optional[str] = None
+
+    async def get(self, timeout: Optional[float] = None) -> Optional[Event]:
+        """The next event, or ``None`` after ``timeout`` seconds or :meth:`close`."""
+        loop = asyncio.get_running_loop()
+        deadline = None if timeout is None else loop.time() + timeout
+        while not self._events:
+            if self._closed:
+                return None
+            if self._lost is not None:
+                raise ConnectionLost(self._lost)
+            self._changed.clear()
+            remaining = None if deadline is None else deadline - loop.time()
+            if remaining is not None and remaining <= 0:
+                return None
+            try:
+                await asyncio.wait_for(self._changed.wait(), remaining)
+            except asyncio.TimeoutError:
+                return None
+        return self._events.popleft()
+
+    def __aiter__(self) -> Subscription:
+        return self
+
+    async def __anext__(self) -> Event:
+        event = await self.get()
+        if event is None:
+            raise StopAsyncIteration
+        return event
+
+    async def close(self) -> None:
+        if self._closed:
+            return
+        self._closed = True
+        self._events.clear()
+        self._changed.set()
+        await self._client._unsubscribe(self)
+
+    async def __aenter__(self) -> Subscription:
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: Optional[Type[BaseException]],
+        exc: Optional[BaseException],
+        tb: Optional[TracebackType],
+    ) -> None:
+        await self.close()
+
+    def _put(self, event: Event) -> None:
+        if self._closed:
+            return
+        if len(self._events) >= self._limit:
+            self._events.popleft()
+            self.dropped += 1
+        self._events.append(event)
+        self._changed.set()
+
+    def _end(self, reason: str) -> None:
+        self._lost = reason
+        self._changed.set()
+
+
+class RawStream:
+    """Raw mode for asyncio: the accessory's bytes both ways (``attach``). ``read``/``readline``
+    /``readexactly`` as :class:`asyncio.StreamReader`'s; ``write`` then ``await drain()``.
+    Closing it gives the accessory back to the other clients."""
+
+    def __init__(self, device: str, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        self.device = device
+        self.reader = reader
+        self.writer = writer
+
+    async def read(self, n: int = -1) -> bytes:
+        return await self.reader.read(n)
+
+    async def readexactly(self, n: int) -> bytes:
+        try:
+            return await self.reader.readexactly(n)
+        except asyncio.IncompleteReadError as error:
+            raise ConnectionLost(
+                f"the raw connection to {self.device} ended after {len(error.partial)} of {n} bytes"
+            ) from None
+
+    async def readline(self) -> bytes:
+        return await self.reader.readline()
+
+    async def readuntil(self, separator: bytes = b"\n") -> bytes:
+        try:
+            return await self.reader.readuntil(separator)
+        except asyncio.IncompleteReadError:
+            raise ConnectionLost(f"the raw connection to {self.device} ended") from None
+
+    def write(self, data: bytes) -> None:
+        self.writer.write(data)
+
+    async def drain(self) -> None:
+        try:
+            await self.writer.drain()
+        except OSError as error:
+            raise ConnectionLost(f"the raw connection to {self.device} was lost: {error.strerror or error}") from None
+
+    def fileno(self) -> int:
+        sock: Optional[socket.socket] = self.writer.get_extra_info("socket")
+        if sock is None:
+            raise ValueError("the raw stream is closed")
+        return sock.fileno()
+
+    def close(self) -> None:
+        self.writer.close()
+
+    async def wait_closed(self) -> None:
+        try:
+            await self.writer.wait_closed()
+        except OSError:
+            pass
+
+    async def __aenter__(self) -> RawStream:
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: Optional[Type[BaseException]],
+        exc: Optional[BaseException],
+        tb: Optional[TracebackType],
+    ) -> None:
+        self.close()
+        await self.wait_closed()

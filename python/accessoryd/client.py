@@ -1,0 +1,387 @@
+"""The blocking client: one Unix-socket connection, shared safely by many threads."""
+
+from __future__ import annotations
+
+import concurrent.futures
+import itertools
+import socket
+import threading
+from types import TracebackType
+from typing import Any, Dict, Iterable, List, Optional, Type
+
+from . import _protocol as wire
+from ._protocol import Params, Payload, Tracer
+from .errors import (
+    AccessorydError,
+    ConnectFailed,
+    ConnectionLost,
+    DaemonNotRunning,
+    ProtocolError,
+    error_from_response,
+)
+from .model import DaemonStatus, DeviceInfo, DeviceStatus, Frame, frames_from_json
+from .paths import default_socket_path
+from .stream import RawStream, open_raw
+from .subscription import Subscription
+
+__all__ = ["Client", "Call", "Lease", "connect_socket"]
+
+
+def connect_socket(path: str) -> socket.socket:
+    """A connected Unix stream socket to ``path``, or the :class:`ConnectFailed` that says why."""
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        sock.connect(path)
+    except FileNotFoundError:
+        sock.close()
+        raise DaemonNotRunning(f"accessoryd is not running (no socket at {path})") from None
+    except ConnectionRefusedError:
+        sock.close()
+        raise DaemonNotRunning(
+            f"accessoryd is not running (nothing is listening on {path}; the socket file is stale)"
+        ) from None
+    except PermissionError:
+        sock.close()
+        raise ConnectFailed(
+            f"permission denied connecting to accessoryd at {path} "
+            "(the socket's owner, group or mode does not allow this user)"
+        ) from None
+    except OSError as error:
+        sock.close()
+        raise ConnectFailed(f"cannot connect to accessoryd at {path}: {error.strerror or error}") from None
+    return sock
+
+
+class Call:
+    """A request sent to the daemon and perhaps not answered yet (from :meth:`Client.submit`).
+
+    Any thread.
+    """
+
+    def __init__(self, client: Client, request_id: int, method: str) -> None:
+        self.id = request_id
+        self.method = method
+        self._client = client
+        self._future: concurrent.futures.Future[Any] = concurrent.futures.Future()
+
+    def done(self) -> bool:
+        return self._future.done()
+
+    def result(self, timeout: Optional[float] = None) -> Any:
+        """The daemon's result (the raw JSON value), or its error raised as an exception.
+
+        ``timeout`` bounds the wait here (the request goes on; builtin :class:`TimeoutError`).
+        Interrupted (Ctrl-C), it sends ``cancel`` for the request before re-raising.
+        """
+        try:
+            return self._future.result(timeout)
+        except AccessorydError:
+            raise  # TimedOut is a TimeoutError too: it must not look like this wait running out
+        except concurrent.futures.TimeoutError:
+            raise TimeoutError(f"no answer to {self.method} (id {self.id}) within {timeout} s") from None
+        except KeyboardInterrupt:
+            self._client._cancel_quietly(self.id)
+            raise
+
+    def cancel(self) -> bool:
+        """Asks the daemon to cancel this request: ``True`` when it ended ``cancelled``
+        (:meth:`result` then raises :class:`~accessoryd.Cancelled`), ``False`` when it had
+        already finished some other way."""
+        return self._client.cancel(self.id)
+
+
+class Lease:
+    """An exclusive lock on an accessory (from :meth:`Client.lock`): other clients' requests
+    wait until :meth:`release`, the lease's expiry, or this connection closing. A context
+    manager: leaving the ``with`` block releases it."""
+
+    def __init__(self, client: Client, device: str, lease_ms: Optional[int]) -> None:
+        self.device = device
+        #: The lease's length as granted (``None``: until released or disconnected).
+        self.lease_ms = lease_ms
+        self._client = client
+        self._released = False
+
+    def release(self) -> None:
+        """Unlocks (once; later calls do nothing)."""
+        if not self._released:
+            self._released = True
+            self._client.unlock(self.device)
+
+    def __enter__(self) -> Lease:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: Optional[Type[BaseException]],
+        exc: Optional[BaseException],
+        tb: Optional[TracebackType],
+    ) -> None:
+        try:
+            self.release()
+        except ConnectionLost:
+            # The daemon releases the locks of a client that went away; an error already
+            # leaving the block says more than this one.
+            if exc_type is None:
+                raise
+
+
+class Client:
+    """A connection to accessoryd.
+
+    Every method may be called from any thread, concurrently: requests are pipelined on the one
+    connection and a reader thread hands each reply to its caller by request id. When the
+    connection ends (the daemon stops, drops this client, or :meth:`close`), every call in
+    flight and every later call raises :class:`ConnectionLost`.
+
+    Durations are in seconds, as Python APIs take them: ``timeout`` bounds the operation once
+    the accessory starts it (``None``: the accessory's configured default), ``wait`` bounds the
+    time to get a turn (an absent accessory, a full queue ahead, another client's lock;
+    ``None``: as long as it takes for the queue, fail at once for an absent accessory).
+    """
+
+    def __init__(self, path: Optional[str] = None, *, trace: Optional[Tracer] = None, event_buffer: int = 10_000) -> None:
+        """Connects to ``path``, else the default socket (see :func:`default_socket_path`).
+
+        ``trace`` sees every message sent and received; ``event_buffer`` bounds the unread
+        events each subscription keeps (older ones are dropped and counted).
+        """
+        self.path = default_socket_path(path)
+        self._trace = trace
+        self._event_buffer = event_buffer
+        self._sock = connect_socket(self.path)
+        self._ids = itertools.count(1)
+        self._lock = threading.Lock()
+        self._send_lock = threading.Lock()
+        self._pending: Dict[int, Call] = {}
+        self._subscriptions: List[Subscription] = []
+        self._ended: Optional[str] = None
+        self._reader = threading.Thread(target=self._read_loop, name=f"accessoryd-reader {self.path}", daemon=True)
+        self._reader.start()
+
+    # -- lifecycle --------------------------------------------------------------------------
+
+    def close(self) -> None:
+        """Closes the connection: calls in flight raise :class:`ConnectionLost`, and the daemon
+        cancels this client's queued requests and releases its lock. Idempotent."""
+        self._end("the client closed the connection")
+        if threading.current_thread() is not self._reader:
+            self._reader.join(5)
+
+    @property
+    def connected(self) -> bool:
+        return self._ended is None
+
+    def __enter__(self) -> Client:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: Optional[Type[BaseException]],
+        exc: Optional[BaseException],
+        tb: Optional[TracebackType],
+    ) -> None:
+        self.close()
+
+    # -- requests ---------------------------------------------------------------------------
+
+    def submit(self, method: str, params: Optional[Params] = None) -> Call:
+        """Sends a request without waiting: the :class:`Call` gives its id and its result."""
+        with self._lock:
+            if self._ended is not None:
+                raise ConnectionLost(self._ended)
+            call = Call(self, next(self._ids), method)
+            self._pending[call.id] = call
+        message = wire.request_message(call.id, method, params)
+        if self._trace is not None:
+            self._trace("send", message)
+        line = wire.encode(message)
+        try:
+            with self._send_lock:
+                self._sock.sendall(line, socket.MSG_NOSIGNAL)
+        except OSError as error:
+            self._end(f"the connection to accessoryd was lost: {error.strerror or error}")
+        return call
+
+    def call(self, method: str, params: Optional[Params] = None) -> Any:
+        """Sends a request and waits for its result (the raw JSON value)."""
+        return self.submit(method, params).result()
+
+    def devices(self) -> List[DeviceInfo]:
+        """The accessories this user may use."""
+        result = self.call("devices.list")
+        rows = result.get("devices") if isinstance(result, dict) else None
+        if not isinstance(rows, list):
+            raise ProtocolError(f"devices.list must return a devices array: {result!r}")
+        return [DeviceInfo.from_json(row) for row in rows]
+
+    def status(self, name: str) -> DeviceStatus:
+        """One accessory's state, settings and counters."""
+        return DeviceStatus.from_json(self.call("device.status", {"device": name}))
+
+    def daemon_status(self) -> DaemonStatus:
+        """The daemon's version, pid, uptime, clients and counters."""
+        return DaemonStatus.from_json(self.call("daemon.status"))
+
+    def transact(self, name: str, data: Payload, timeout: Optional[float] = None, wait: Optional[float] = None) -> List[Frame]:
+        """Sends one frame and returns the reply: one frame, or the frames up to and including
+        the one matching the accessory's ``response.until`` pattern."""
+        return frames_from_json(self.call("transact", wire.transfer_params(name, data, timeout, wait)))
+
+    def write(self, name: str, data: Payload, timeout: Optional[float] = None, wait: Optional[float] = None) -> int:
+        """Sends one frame without waiting for a reply; once it left the daemon, returns the
+        frame's length (before framing)."""
+        result = self.call("write", wire.transfer_params(name, data, timeout, wait))
+        written = result.get("written") if isinstance(result, dict) else None
+        if not isinstance(written, int):
+            raise ProtocolError(f"write must return an integer written: {result!r}")
+        return written
+
+    def read(self, name: str, timeout: Optional[float] = None, max_frames: Optional[int] = None) -> List[Frame]:
+        """The next frames from the accessory (at most ``max_frames``, default 1). At the
+        timeout, what arrived so far; nothing at all raises :class:`~accessoryd.TimedOut`."""
+        params: Params = {"device": name}
+        wire.put(params, "timeout_ms", wire.milliseconds(timeout, "timeout"))
+        wire.put(params, "max_frames", max_frames)
+        return frames_from_json(self.call("read", params))
+
+    def subscribe(self, device: Optional[str] = None, events: Optional[Iterable[str]] = None) -> Subscription:
+        """Starts notifications for ``device`` (``None``: every accessory this user may see)
+        and ``events`` (``"data"``, ``"state"``; ``None``: both). Iterate the returned
+        :class:`Subscription` for :class:`DataEvent` / :class:`StateEvent` values; close it
+        (or leave its ``with`` block) to stop."""
+        params, event_filter = wire.subscription_params(device, events)
+        subscription = Subscription(event_filter, self._event_buffer, self._unsubscribe)
+        with self._lock:
+            if self._ended is not None:
+                raise ConnectionLost(self._ended)
+            # Registered before the request, so that no notification sent right after the
+            # daemon's answer is missed.
+            self._subscriptions.append(subscription)
+        try:
+            self.call("subscribe", params)
+        except BaseException:
+            with self._lock:
+                self._subscriptions.remove(subscription)
+            raise
+        return subscription
+
+    def lock(self, name: str, timeout: Optional[float] = None, lease: Optional[float] = None) -> Lease:
+        """Takes an exclusive lock on the accessory, waiting at most ``timeout`` for it;
+        ``lease`` bounds how long it lasts. Use as ``with client.lock("modem"): ...``."""
+        params: Params = {"device": name}
+        wire.put(params, "timeout_ms", wire.milliseconds(timeout, "timeout"))
+        wire.put(params, "lease_ms", wire.milliseconds(lease, "lease"))
+        result = self.call("lock", params)
+        lease_ms = result.get("lease_ms") if isinstance(result, dict) else None
+        return Lease(self, name, lease_ms if isinstance(lease_ms, int) else None)
+
+    def unlock(self, name: str) -> None:
+        """Releases this client's lock on the accessory."""
+        self.call("unlock", {"device": name})
+
+    def cancel(self, request_id: int) -> bool:
+        """Cancels an earlier request of this connection; ``True`` when it ended ``cancelled``."""
+        result = self.call("cancel", {"id": request_id})
+        return bool(result.get("cancelled")) if isinstance(result, dict) else False
+
+    def attach(self, name: str, wait: Optional[float] = None, timeout: Optional[float] = None) -> RawStream:
+        """A raw byte stream to the accessory, on a connection of its own: the accessory is
+        held (its queue and lock) until the stream is closed. ``timeout`` is the stream's read
+        timeout, as pyserial's (``None``: reads block until they have their bytes)."""
+        params: Params = {"device": name}
+        wire.put(params, "wait_ms", wire.milliseconds(wait, "wait", allow_zero=True))
+        return open_raw(connect_socket(self.path), params, timeout, self._trace)
+
+    # -- internals --------------------------------------------------------------------------
+
+    def _cancel_quietly(self, request_id: int) -> None:
+        """Sends ``cancel`` for ``request_id`` without waiting for its answer."""
+        try:
+            self.submit("cancel", {"id": request_id})
+        except AccessorydError:
+            pass
+
+    def _unsubscribe(self, subscription: Subscription) -> None:
+        with self._lock:
+            if subscription not in self._subscriptions:
+                return
+            self._subscriptions.remove(subscription)
+            last = not self._subscriptions and self._ended is None
+        # The daemon keeps one subscription per connection, the union of what was asked;
+        # narrowing it while others remain could take events they want, so it is dropped only
+        # with the last one (each Subscription filters its own events meanwhile).
+        if last:
+            try:
+                self.call("unsubscribe")
+            except ConnectionLost:
+                pass
+
+    def _read_loop(self) -> None:
+        reason = "accessoryd closed the connection"
+        rest = b""
+        try:
+            while True:
+                try:
+                    chunk = self._sock.recv(1 << 16)
+                except OSError as error:
+                    reason = f"the connection to accessoryd was lost: {error.strerror or error}"
+                    break
+                if not chunk:
+                    break
+                lines = (rest + chunk).split(b"\n")
+                rest = lines.pop()
+                for line in lines:
+                    self._dispatch(line)
+        except ProtocolError as error:
+            self._end(str(error), protocol=True)
+        finally:
+            self._end(reason)
+            self._sock.close()
+
+    def _dispatch(self, line: bytes) -> None:
+        message, decoded = wire.decode_line(line)
+        if self._trace is not None:
+            self._trace("recv", message)
+        if isinstance(decoded, wire.Note):
+            event = wire.event_from_note(decoded)
+            with self._lock:
+                targets = [s for s in self._subscriptions if s.filter.wants(event)]
+            for subscription in targets:
+                subscription._put(event)
+            return
+        if decoded.id is None:
+            # The daemon could not read a request of ours: nothing can say whose it was, and
+            # leaving that call waiting would hang it, so the connection ends.
+            raise ProtocolError(f"accessoryd refused a request: {decoded.error!r}")
+        with self._lock:
+            call = self._pending.pop(decoded.id, None)
+        if call is None:
+            return  # the answer to a cancel sent without waiting, or to a closed call
+        if decoded.error is not None:
+            call._future.set_exception(error_from_response(decoded.error))
+        else:
+            call._future.set_result(decoded.result)
+
+    def _end(self, reason: str, protocol: bool = False) -> None:
+        with self._lock:
+            if self._ended is not None:
+                return
+            self._ended = reason
+            pending = list(self._pending.values())
+            self._pending.clear()
+            subscriptions = list(self._subscriptions)
+        try:
+            # Wakes the reader thread, which closes the socket on its way out.
+            self._sock.shutdown(socket.SHUT_RDWR)
+        except OSError:
+            pass
+        for call in pending:
+            # One exception each: an instance raised in several threads would share a traceback.
+            call._future.set_exception(ProtocolError(reason) if protocol else ConnectionLost(reason))
+        for subscription in subscriptions:
+            subscription._end(reason)
+
+    def __del__(self) -> None:
+        if getattr(self, "_ended", "") is None:
+            self._end("the client was garbage-collected")

@@ -1,0 +1,37 @@
+"""The default socket lookup: the same order as accessoryctl's and the daemon's."""
+
+from __future__ import annotations
+
+from accessoryd import default_socket_path
+from accessoryd.paths import SYSTEM_SOCKET
+
+
+def lookup(explicit=None, env=None, euid=1000, system_exists=False):  # type: ignore[no-untyped-def]
+    return default_socket_path(explicit, env or {}, euid, lambda path: system_exists and path == SYSTEM_SOCKET)
+
+
+def test_explicit_path_wins() -> None:
+    assert lookup("/x.sock", {"ACCESSORYD_SOCKET": "/env.sock"}, system_exists=True) == "/x.sock"
+
+
+def test_environment_variable_comes_next_unless_empty() -> None:
+    assert lookup(env={"ACCESSORYD_SOCKET": "/env.sock"}, system_exists=True) == "/env.sock"
+    assert lookup(env={"ACCESSORYD_SOCKET": ""}, system_exists=True) == SYSTEM_SOCKET
+
+
+def test_system_socket_when_it_exists() -> None:
+    assert lookup(env={"XDG_RUNTIME_DIR": "/run/user/1000"}, system_exists=True) == SYSTEM_SOCKET
+
+
+def test_runtime_dir_for_a_user_without_the_system_socket() -> None:
+    env = {"XDG_RUNTIME_DIR": "/run/user/1000"}
+    assert lookup(env=env) == "/run/user/1000/accessoryd/accessoryd.sock"
+
+
+def test_runtime_dir_is_not_used_by_root_or_when_empty() -> None:
+    assert lookup(env={"XDG_RUNTIME_DIR": "/run/user/0"}, euid=0) == "/tmp/accessoryd-0/accessoryd.sock"
+    assert lookup(env={"XDG_RUNTIME_DIR": ""}, euid=1000) == "/tmp/accessoryd-1000/accessoryd.sock"
+
+
+def test_tmp_fallback_names_the_user() -> None:
+    assert lookup(euid=4242) == "/tmp/accessoryd-4242/accessoryd.sock"
