@@ -1,6 +1,6 @@
 # accessoryd — the two commands a newcomer needs are `make demo` and `make test`.
 SWIFT ?= swift
-.PHONY: deps bench-deps build test test-race lint format units demo bench micro-bench loop-bench ops-bench serial-bench soak soak-ci fuzz clean
+.PHONY: deps bench-deps build test python-test test-race lint format units demo bench micro-bench loop-bench ops-bench serial-bench soak soak-ci fuzz clean
 
 deps:
 	@scripts/install-deps.sh
@@ -21,6 +21,19 @@ test: deps
 		$(SWIFT) test --skip-build --no-parallel --filter HotplugNetlink
 	@# The daemon end to end once more with `threads: {control: own}` (clients on a second loop thread).
 	ACCESSORYD_IT_CONTROL_THREAD=own $(SWIFT) test --skip-build --no-parallel --filter IntegrationTests
+	@$(MAKE) --no-print-directory python-test
+
+## Debian's interpreter: scripts/install-deps.sh installs pytest, jsonschema, mypy and pyserial for it.
+PYTHON ?= /usr/bin/python3
+
+## The Python client: `mypy --strict`, then its pytest suite against the built accessoryd and
+## accessory-sim. Any pytest failure fails the target, including exit status 5 (no test ran);
+## the suite's fixtures raise, never skip, when the products are missing.
+python-test:
+	$(SWIFT) build --product accessoryd
+	$(SWIFT) build --product accessory-sim
+	cd python && $(PYTHON) -m mypy --strict accessoryd
+	ACCESSORYD_PRODUCTS="$$($(SWIFT) build --show-bin-path)" $(PYTHON) -m pytest -q -p no:cacheprovider python/tests
 
 ## The race-prone suites under ThreadSanitizer, serially.
 test-race: deps

@@ -20,6 +20,16 @@ for program in setpriv prlimit unshare; do
 done
 command -v python3 >/dev/null 2>&1 || missing+=(python3)
 command -v strace >/dev/null 2>&1 || missing+=(strace)
+# The Python client's checks (make test): Debian's interpreter and its packages, so that
+# /usr/bin/python3 is what runs them (a python3 earlier on PATH may have none of these).
+if [ -x /usr/bin/python3 ]; then
+  /usr/bin/python3 -c 'import pytest' 2>/dev/null || missing+=(python3-pytest)
+  /usr/bin/python3 -c 'import jsonschema' 2>/dev/null || missing+=(python3-jsonschema)
+  /usr/bin/python3 -c 'import mypy' 2>/dev/null || missing+=(mypy)
+  /usr/bin/python3 -c 'import serial' 2>/dev/null || missing+=(python3-serial)
+else
+  missing+=(python3 python3-pytest python3-jsonschema mypy python3-serial)
+fi
 # systemd-analyze (make units) and systemd-socket-activate (the socket-activation test).
 command -v systemd-socket-activate >/dev/null 2>&1 || missing+=(systemd)
 if [ "${1:-}" = "--bench" ]; then

@@ -1,0 +1,115 @@
+"""docs/accessoryd.openrpc.json against the code and the running daemon."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import List
+
+import jsonschema
+
+import accessoryd
+from harness import REPO, Daemon
+from schema_check import OpenRPC, Recorder
+
+METHOD_SWIFT = REPO / "Sources" / "ControlProtocol" / "Method.swift"
+
+
+def methods_in_code(path: Path = METHOD_SWIFT) -> List[str]:
+    """The wire names in `enum MethodName` (a case's raw value, else its name)."""
+    block = re.search(r"enum MethodName\b[^{]*\{(.*?)\n\}", path.read_text(), re.S)
+    assert block, f"no enum MethodName in {path}"
+    return [raw or name for name, raw in re.findall(r'case\s+(\w+)(?:\s*=\s*"([^"]+)")?', block.group(1))]
+
+
+def test_the_document_lists_exactly_the_methods_in_the_code() -> None:
+    code = set(methods_in_code())
+    document = set(OpenRPC().methods)
+    assert len(code) >= 12
+    assert sorted(code - document) == [], "methods in Method.swift but not in docs/accessoryd.openrpc.json"
+    assert sorted(document - code) == [], "methods in docs/accessoryd.openrpc.json but not in Method.swift"
+
+
+def test_every_schema_in_the_document_is_valid_json_schema() -> None:
+    spec = OpenRPC()
+    for name, schema in spec.document["components"]["schemas"].items():
+        jsonschema.Draft7Validator.check_schema(schema)
+    for method in spec.methods:
+        spec.validator(spec.params_schema(method))
+        spec.validator(spec.result_schema(method))
+        assert spec.error_codes(method), f"{method} lists no errors"
+    for name in spec.notifications:
+        spec.validator(spec.notification_schema(name))
+
+
+def test_the_recorder_catches_a_result_the_document_does_not_describe() -> None:
+    recorder = Recorder()
+    trace = recorder.tracer()
+    trace("send", {"jsonrpc": "2.0", "id": 1, "method": "write", "params": {"device": "echo", "data": "x"}})
+    trace("recv", {"jsonrpc": "2.0", "id": 1, "result": {"written": 1, "surprise": True}})
+    trace("send", {"jsonrpc": "2.0", "id": 2, "method": "cancel", "params": {"id": 1}})
+    trace("recv", {"jsonrpc": "2.0", "id": 2, "error": {"code": 1005, "message": "removed"}})
+    trace("send", {"jsonrpc": "2.0", "id": 3, "method": "read", "params": {"device": "echo", "max_frames": 0}})
+    trace("recv", {"jsonrpc": "2.0", "id": 3, "result": {"frames": []}})
+    trace("recv", {"jsonrpc": "2.0", "method": "device.gone", "params": {}})
+    failures = recorder.take_failures()
+    assert len(failures) == 4, failures
+    assert "surprise" in failures[0]
+    assert "1005" in failures[1]
+    assert "max_frames" in failures[2]
+    assert "device.gone" in failures[3]
+
+
+def test_a_session_covers_every_method_and_notification(daemon: Daemon) -> None:
+    """Every method's result, both notifications and typical errors, as the daemon sends them,
+    validate; and nothing in the document went unexercised."""
+    recorder = Recorder()
+    with accessoryd.Client(daemon.socket, trace=recorder.tracer()) as client:
+        client.devices()
+        client.status("modem")
+        client.daemon_status()
+        events = client.subscribe("echo")
+        client.write("echo", b"\x00\xff binary")
+        client.write("echo", "text")
+        assert events.get(timeout=5) is not None
+        client.transact("modem", "ATI")
+        client.read("gps", timeout=5, max_frames=3)
+        with client.lock("echo", timeout=1, lease=2):
+            pass
+        call = client.submit("transact", {"device": "slow", "data": "x"})
+        client.cancel(call.id)
+        events.close()
+        with client.attach("echo", timeout=2) as raw:
+            raw.write(b"x\n")
+            raw.readline()
+        for bad in (lambda: client.status("nonesuch"), lambda: client.transact("off", "x"), lambda: client.call("nope")):
+            try:
+                bad()
+            except accessoryd.AccessorydError:
+                pass
+    # A state notification: a second connection subscribes to a device that goes away and back.
+    flaky = Daemon([_flaky_echo()], recorder)
+    try:
+        with accessoryd.Client(flaky.socket, trace=recorder.tracer()) as client:
+            states = client.subscribe(events=["state"])
+            try:
+                client.transact("flaky", "gone")
+            except accessoryd.DeviceRemoved:
+                pass
+            assert states.get(timeout=10) is not None
+    finally:
+        flaky.stop()
+    assert recorder.take_failures() == []
+    spec = recorder.spec
+    missing = [m for m in spec.methods if ("result", m) not in recorder.seen]
+    assert missing == [], f"no validated result for {missing}"
+    assert {n for n in spec.notifications if ("notification", n) not in recorder.seen} == set()
+    assert ("error", "device.status", 1001) in recorder.seen
+    assert ("error", "transact", 1002) in recorder.seen
+    assert ("error", "transact", 1005) in recorder.seen
+
+
+def _flaky_echo() -> str:
+    from harness import echo
+
+    return echo("flaky", hangup_after=0, reappear_after_ms=300)
