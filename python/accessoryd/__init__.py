@@ -12,7 +12,8 @@ JSON-RPC 2.0 over the daemon's Unix socket; see docs/protocol.md)::
 """
 
 from . import aio
-from .client import Call, Client, Lease
+from .calls import Call, Lease
+from .client import Client
 from .errors import (
     AccessorydError,
     Cancelled,

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import concurrent.futures
 import itertools
 import socket
 import threading
@@ -11,119 +10,15 @@ from typing import Any, Dict, Iterable, List, Optional, Type
 
 from . import _protocol as wire
 from ._protocol import Params, Payload, Tracer
-from .errors import (
-    AccessorydError,
-    ConnectFailed,
-    ConnectionLost,
-    DaemonNotRunning,
-    ProtocolError,
-    error_from_response,
-)
+from ._connect import connect_socket
+from .calls import Call, Lease
+from .errors import AccessorydError, ConnectionLost, ProtocolError, error_from_response
 from .model import DaemonStatus, DeviceInfo, DeviceStatus, Frame, frames_from_json
 from .paths import default_socket_path
 from .stream import RawStream, open_raw
 from .subscription import Subscription
 
-__all__ = ["Client", "Call", "Lease", "connect_socket"]
-
-
-def connect_socket(path: str) -> socket.socket:
-    """A connected Unix stream socket to ``path``, or the :class:`ConnectFailed` that says why."""
-    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    try:
-        sock.connect(path)
-    except FileNotFoundError:
-        sock.close()
-        raise DaemonNotRunning(f"accessoryd is not running (no socket at {path})") from None
-    except ConnectionRefusedError:
-        sock.close()
-        raise DaemonNotRunning(
-            f"accessoryd is not running (nothing is listening on {path}; the socket file is stale)"
-        ) from None
-    except PermissionError:
-        sock.close()
-        raise ConnectFailed(
-            f"permission denied connecting to accessoryd at {path} "
-            "(the socket's owner, group or mode does not allow this user)"
-        ) from None
-    except OSError as error:
-        sock.close()
-        raise ConnectFailed(f"cannot connect to accessoryd at {path}: {error.strerror or error}") from None
-    return sock
-
-
-class Call:
-    """A request sent to the daemon and perhaps not answered yet (from :meth:`Client.submit`).
-
-    Any thread.
-    """
-
-    def __init__(self, client: Client, request_id: int, method: str) -> None:
-        self.id = request_id
-        self.method = method
-        self._client = client
-        self._future: concurrent.futures.Future[Any] = concurrent.futures.Future()
-
-    def done(self) -> bool:
-        return self._future.done()
-
-    def result(self, timeout: Optional[float] = None) -> Any:
-        """The daemon's result (the raw JSON value), or its error raised as an exception.
-
-        ``timeout`` bounds the wait here (the request goes on; builtin :class:`TimeoutError`).
-        Interrupted (Ctrl-C), it sends ``cancel`` for the request before re-raising.
-        """
-        try:
-            return self._future.result(timeout)
-        except AccessorydError:
-            raise  # TimedOut is a TimeoutError too: it must not look like this wait running out
-        except concurrent.futures.TimeoutError:
-            raise TimeoutError(f"no answer to {self.method} (id {self.id}) within {timeout} s") from None
-        except KeyboardInterrupt:
-            self._client._cancel_quietly(self.id)
-            raise
-
-    def cancel(self) -> bool:
-        """Asks the daemon to cancel this request: ``True`` when it ended ``cancelled``
-        (:meth:`result` then raises :class:`~accessoryd.Cancelled`), ``False`` when it had
-        already finished some other way."""
-        return self._client.cancel(self.id)
-
-
-class Lease:
-    """An exclusive lock on an accessory (from :meth:`Client.lock`): other clients' requests
-    wait until :meth:`release`, the lease's expiry, or this connection closing. A context
-    manager: leaving the ``with`` block releases it."""
-
-    def __init__(self, client: Client, device: str, lease_ms: Optional[int]) -> None:
-        self.device = device
-        #: The lease's length as granted (``None``: until released or disconnected).
-        self.lease_ms = lease_ms
-        self._client = client
-        self._released = False
-
-    def release(self) -> None:
-        """Unlocks (once; later calls do nothing)."""
-        if not self._released:
-            self._released = True
-            self._client.unlock(self.device)
-
-    def __enter__(self) -> Lease:
-        return self
-
-    def __exit__(
-        self,
-        exc_type: Optional[Type[BaseException]],
-        exc: Optional[BaseException],
-        tb: Optional[TracebackType],
-    ) -> None:
-        try:
-            self.release()
-        except ConnectionLost:
-            # The daemon releases the locks of a client that went away; an error already
-            # leaving the block says more than this one.
-            if exc_type is None:
-                raise
+__all__ = ["Client"]
 
 
 class Client:
@@ -381,7 +276,3 @@ class Client:
             call._future.set_exception(ProtocolError(reason) if protocol else ConnectionLost(reason))
         for subscription in subscriptions:
             subscription._end(reason)
-
-    def __del__(self) -> None:
-        if getattr(self, "_ended", "") is None:
-            self._end("the client was garbage-collected")

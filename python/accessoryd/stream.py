@@ -7,7 +7,7 @@ import io
 import select
 import socket
 import time
-from typing import Any, Dict, Optional
+from typing import Any, Optional
 
 from . import _protocol as wire
 from ._protocol import Params, Tracer

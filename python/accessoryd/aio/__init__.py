@@ -9,48 +9,21 @@ Usage::
 from __future__ import annotations
 
 import asyncio
-import collections
 import itertools
-import socket
 from types import TracebackType
-from typing import Any, Deque, Dict, Generator, Iterable, List, Optional, Type
+from typing import Any, Dict, Iterable, List, Optional, Type
 
-from . import _protocol as wire
-from ._protocol import EventFilter, Params, Payload, Tracer
-from .errors import (
-    AccessorydError,
-    ConnectFailed,
-    ConnectionLost,
-    DaemonNotRunning,
-    ProtocolError,
-    error_from_response,
-)
-from .model import DaemonStatus, DeviceInfo, DeviceStatus, Event, Frame, frames_from_json
-from .paths import default_socket_path
+from .. import _protocol as wire
+from .._protocol import Params, Payload, Tracer
+from .._connect import LINE_LIMIT, open_unix
+from ..errors import AccessorydError, ConnectionLost, ProtocolError, error_from_response
+from ..model import DaemonStatus, DeviceInfo, DeviceStatus, Frame, frames_from_json
+from ..paths import default_socket_path
+from .lease import Lease, LockRequest
+from .stream import RawStream
+from .subscription import Subscription
 
 __all__ = ["Client", "connect", "Subscription", "Lease", "RawStream"]
-
-#: The longest line accepted from the daemon (a `read` of many large frames is one line).
-_LINE_LIMIT = 1 << 26
-
-
-async def _open(path: str) -> "tuple[asyncio.StreamReader, asyncio.StreamWriter]":
-    try:
-        return await asyncio.open_unix_connection(path, limit=_LINE_LIMIT)
-    except FileNotFoundError:
-        raise DaemonNotRunning(f"accessoryd is not running (no socket at {path})") from None
-    except ConnectionRefusedError:
-        raise DaemonNotRunning(
-            f"accessoryd is not running (nothing is listening on {path}; the socket file is stale)"
-        ) from None
-    except PermissionError:
-        raise ConnectFailed(
-            f"permission denied connecting to accessoryd at {path} "
-            "(the socket's owner, group or mode does not allow this user)"
-        ) from None
-    except OSError as error:
-        raise ConnectFailed(f"cannot connect to accessoryd at {path}: {error.strerror or error}") from None
-
 
 async def connect(path: Optional[str] = None, *, trace: Optional[Tracer] = None, event_buffer: int = 10_000) -> Client:
     """A connected :class:`Client` (``path``: else the default socket)."""
@@ -87,7 +60,7 @@ class Client:
 
     async def open(self) -> Client:
         """Connects."""
-        reader, writer = await _open(self.path)
+        reader, writer = await open_unix(self.path)
         self._writer = writer
         self._drain_lock = asyncio.Lock()
         self._ended = None
@@ -167,7 +140,7 @@ class Client:
         params, event_filter = wire.subscription_params(device, events)
         if self._ended is not None:
             raise ConnectionLost(self._ended)
-        subscription = Subscription(self, event_filter, self._event_buffer)
+        subscription = Subscription(event_filter, self._event_buffer, self._unsubscribe)
         self._subscriptions.append(subscription)
         try:
             await self.call("subscribe", params)
@@ -176,12 +149,12 @@ class Client:
             raise
         return subscription
 
-    def lock(self, name: str, timeout: Optional[float] = None, lease: Optional[float] = None) -> _LockRequest:
+    def lock(self, name: str, timeout: Optional[float] = None, lease: Optional[float] = None) -> LockRequest:
         """``async with client.lock("modem"): ...`` (or ``lease = await client.lock(...)``)."""
         params: Params = {"device": name}
         wire.put(params, "timeout_ms", wire.milliseconds(timeout, "timeout"))
         wire.put(params, "lease_ms", wire.milliseconds(lease, "lease"))
-        return _LockRequest(self, name, params)
+        return LockRequest(self.call, name, params)
 
     async def unlock(self, name: str) -> None:
         await self.call("unlock", {"device": name})
@@ -194,7 +167,7 @@ class Client:
         """A raw byte stream to the accessory on a connection of its own (held until closed)."""
         params: Params = {"device": name}
         wire.put(params, "wait_ms", wire.milliseconds(wait, "wait", allow_zero=True))
-        reader, writer = await _open(self.path)
+        reader, writer = await open_unix(self.path)
         try:
             message = wire.request_message(1, "attach", params)
             if self._trace is not None:
@@ -268,7 +241,7 @@ class Client:
         except asyncio.IncompleteReadError:
             pass
         except asyncio.LimitOverrunError:
-            reason = f"accessoryd sent a line longer than {_LINE_LIMIT} bytes"
+            reason = f"accessoryd sent a line longer than {LINE_LIMIT} bytes"
         except ProtocolError as error:
             self._end(str(error), protocol=True)
         except OSError as error:
@@ -309,210 +282,3 @@ class Client:
             subscription._end(reason)
         if self._writer is not None:
             self._writer.close()
-
-
-class _LockRequest:
-    """What :meth:`Client.lock` returns: await it for a :class:`Lease`, or use it with
-    ``async with`` (locks on entry, unlocks on exit)."""
-
-    def __init__(self, client: Client, device: str, params: Params) -> None:
-        self._client = client
-        self._device = device
-        self._params = params
-        self._lease: Optional[Lease] = None
-
-    async def _acquire(self) -> Lease:
-        result = await self._client.call("lock", self._params)
-        lease_ms = result.get("lease_ms") if isinstance(result, dict) else None
-        self._lease = Lease(self._client, self._device, lease_ms if isinstance(lease_ms, int) else None)
-        return self._lease
-
-    def __await__(self) -> Generator[Any, None, Lease]:
-        return self._acquire().__await__()
-
-    async def __aenter__(self) -> Lease:
-        return await self._acquire()
-
-    async def __aexit__(
-        self,
-        exc_type: Optional[Type[BaseException]],
-        exc: Optional[BaseException],
-        tb: Optional[TracebackType],
-    ) -> None:
-        if self._lease is not None:
-            await self._lease.__aexit__(exc_type, exc, tb)
-
-
-class Lease:
-    """An exclusive lock on an accessory; ``await lease.release()`` or leave ``async with``."""
-
-    def __init__(self, client: Client, device: str, lease_ms: Optional[int]) -> None:
-        self.device = device
-        self.lease_ms = lease_ms
-        self._client = client
-        self._released = False
-
-    async def release(self) -> None:
-        if not self._released:
-            self._released = True
-            await self._client.unlock(self.device)
-
-    async def __aenter__(self) -> Lease:
-        return self
-
-    async def __aexit__(
-        self,
-        exc_type: Optional[Type[BaseException]],
-        exc: Optional[BaseException],
-        tb: Optional[TracebackType],
-    ) -> None:
-        try:
-            await self.release()
-        except ConnectionLost:
-            if exc_type is None:
-                raise
-
-
-class Subscription:
-    """The events of one :meth:`Client.subscribe`: ``async for event in subscription``.
-
-    The iteration stops after :meth:`close` and raises :class:`ConnectionLost` (after the
-    buffered events) when the connection ends. One event loop.
-    """
-
-    def __init__(self, client: Client, event_filter: EventFilter, limit: int) -> None:
-        self.filter = event_filter
-        self.dropped = 0
-        self._client = client
-        self._limit = max(1, limit)
-        self._events: Deque[Event] = collections.deque()
-        self._changed = asyncio.Event()
-        self._closed = False
-        self._lost: Optional[str] = None
-
-    async def get(self, timeout: Optional[float] = None) -> Optional[Event]:
-        """The next event, or ``None`` after ``timeout`` seconds or :meth:`close`."""
-        loop = asyncio.get_running_loop()
-        deadline = None if timeout is None else loop.time() + timeout
-        while not self._events:
-            if self._closed:
-                return None
-            if self._lost is not None:
-                raise ConnectionLost(self._lost)
-            self._changed.clear()
-            remaining = None if deadline is None else deadline - loop.time()
-            if remaining is not None and remaining <= 0:
-                return None
-            try:
-                await asyncio.wait_for(self._changed.wait(), remaining)
-            except asyncio.TimeoutError:
-                return None
-        return self._events.popleft()
-
-    def __aiter__(self) -> Subscription:
-        return self
-
-    async def __anext__(self) -> Event:
-        event = await self.get()
-        if event is None:
-            raise StopAsyncIteration
-        return event
-
-    async def close(self) -> None:
-        if self._closed:
-            return
-        self._closed = True
-        self._events.clear()
-        self._changed.set()
-        await self._client._unsubscribe(self)
-
-    async def __aenter__(self) -> Subscription:
-        return self
-
-    async def __aexit__(
-        self,
-        exc_type: Optional[Type[BaseException]],
-        exc: Optional[BaseException],
-        tb: Optional[TracebackType],
-    ) -> None:
-        await self.close()
-
-    def _put(self, event: Event) -> None:
-        if self._closed:
-            return
-        if len(self._events) >= self._limit:
-            self._events.popleft()
-            self.dropped += 1
-        self._events.append(event)
-        self._changed.set()
-
-    def _end(self, reason: str) -> None:
-        self._lost = reason
-        self._changed.set()
-
-
-class RawStream:
-    """Raw mode for asyncio: the accessory's bytes both ways (``attach``). ``read``/``readline``
-    /``readexactly`` as :class:`asyncio.StreamReader`'s; ``write`` then ``await drain()``.
-    Closing it gives the accessory back to the other clients."""
-
-    def __init__(self, device: str, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        self.device = device
-        self.reader = reader
-        self.writer = writer
-
-    async def read(self, n: int = -1) -> bytes:
-        return await self.reader.read(n)
-
-    async def readexactly(self, n: int) -> bytes:
-        try:
-            return await self.reader.readexactly(n)
-        except asyncio.IncompleteReadError as error:
-            raise ConnectionLost(
-                f"the raw connection to {self.device} ended after {len(error.partial)} of {n} bytes"
-            ) from None
-
-    async def readline(self) -> bytes:
-        return await self.reader.readline()
-
-    async def readuntil(self, separator: bytes = b"\n") -> bytes:
-        try:
-            return await self.reader.readuntil(separator)
-        except asyncio.IncompleteReadError:
-            raise ConnectionLost(f"the raw connection to {self.device} ended") from None
-
-    def write(self, data: bytes) -> None:
-        self.writer.write(data)
-
-    async def drain(self) -> None:
-        try:
-            await self.writer.drain()
-        except OSError as error:
-            raise ConnectionLost(f"the raw connection to {self.device} was lost: {error.strerror or error}") from None
-
-    def fileno(self) -> int:
-        sock: Optional[socket.socket] = self.writer.get_extra_info("socket")
-        if sock is None:
-            raise ValueError("the raw stream is closed")
-        return sock.fileno()
-
-    def close(self) -> None:
-        self.writer.close()
-
-    async def wait_closed(self) -> None:
-        try:
-            await self.writer.wait_closed()
-        except OSError:
-            pass
-
-    async def __aenter__(self) -> RawStream:
-        return self
-
-    async def __aexit__(
-        self,
-        exc_type: Optional[Type[BaseException]],
-        exc: Optional[BaseException],
-        tb: Optional[TracebackType],
-    ) -> None:
-        self.close()
-        await self.wait_closed()
