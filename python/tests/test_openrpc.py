@@ -30,6 +30,25 @@ def test_the_document_lists_exactly_the_methods_in_the_code() -> None:
     assert sorted(document - code) == [], "methods in docs/accessoryd.openrpc.json but not in Method.swift"
 
 
+def notifications_in_code(sources: Path = REPO / "Sources") -> List[str]:
+    """The notification methods the daemon's code writes: a `"method":"…"` literal in an encoded
+    line, or `notification(method: "…"`."""
+    found = set()
+    for path in sources.rglob("*.swift"):
+        text = path.read_text()
+        found.update(re.findall(r'\\"jsonrpc\\":\\"2\.0\\",\\"method\\":\\"([A-Za-z0-9_.]+)\\"', text))
+        found.update(re.findall(r'notification\(\s*method:\s*"([A-Za-z0-9_.]+)"', text))
+    return sorted(found)
+
+
+def test_the_document_lists_exactly_the_notifications_in_the_code() -> None:
+    code = set(notifications_in_code())
+    document = set(OpenRPC().notifications)
+    assert {"device.data", "device.state"} <= code
+    assert sorted(code - document) == [], "notifications the daemon sends but docs/accessoryd.openrpc.json lacks"
+    assert sorted(document - code) == [], "notifications in docs/accessoryd.openrpc.json the daemon never sends"
+
+
 def test_every_schema_in_the_document_is_valid_json_schema() -> None:
     spec = OpenRPC()
     for name, schema in spec.document["components"]["schemas"].items():
