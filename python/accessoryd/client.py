@@ -230,6 +230,9 @@ class Client:
                     self._dispatch(line)
         except ProtocolError as error:
             self._end(str(error), protocol=True)
+        except Exception as error:
+            # A bug here (or in a trace callback) must not leave callers waiting forever.
+            reason = f"the client stopped reading: {error!r}"
         finally:
             self._end(reason)
             self._sock.close()

@@ -63,11 +63,12 @@ def test_cancelling_a_task_sends_cancel(daemon: Daemon) -> None:
 
     async def main() -> None:
         async with aio.Client(daemon.socket, trace=trace) as client:
-            before = (await client.status("slow")).counters["requests_cancelled"]
+            counters = (await client.status("slow")).counters
+            before, frames_sent = counters["requests_cancelled"], counters["frames_out"]
             task = asyncio.ensure_future(client.transact("slow", "cancel me"))
             # Until the accessory has the request (the simulator answers after 1.5 s).
             for _ in range(500):
-                if (await client.status("slow")).counters["frames_out"] > 0 and not task.done():
+                if (await client.status("slow")).counters["frames_out"] > frames_sent:
                     break
                 await asyncio.sleep(0.01)
             task.cancel()

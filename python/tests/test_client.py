@@ -87,9 +87,10 @@ def test_lock_is_a_context_manager(daemon: Daemon) -> None:
 
 def test_cancel_a_request_in_flight(daemon: Daemon) -> None:
     with daemon.client() as client:
-        before = client.status("slow").counters["requests_cancelled"]
+        counters = client.status("slow").counters
+        before, sent = counters["requests_cancelled"], counters["frames_out"]
         call = client.submit("transact", {"device": "slow", "data": "never mind"})
-        wait_until(lambda: client.status("slow").counters["frames_out"] > 0 or call.done(), 5, "the request to start")
+        wait_until(lambda: client.status("slow").counters["frames_out"] > sent, 5, "the request to reach the accessory")
         assert call.cancel() is True
         with pytest.raises(accessoryd.Cancelled) as cancelled:
             call.result(5)
@@ -177,3 +178,24 @@ def test_pending_call_fails_when_the_client_closes(daemon: Daemon) -> None:
     client.close()
     with pytest.raises(accessoryd.ConnectionLost):
         bounded(5, lambda: call.result())
+
+
+def test_ctrl_c_while_waiting_cancels_the_request(daemon: Daemon) -> None:
+    import os
+    import signal
+    import threading
+
+    with daemon.client() as client:
+        counters = client.status("slow").counters
+        before, sent = counters["requests_cancelled"], counters["frames_out"]
+        call = client.submit("transact", {"device": "slow", "data": "interrupt me"})
+        wait_until(lambda: client.status("slow").counters["frames_out"] > sent, 5, "the request to reach the accessory")
+        # SIGINT to this process while the main thread waits in result(): a Ctrl-C.
+        timer = threading.Timer(0.1, lambda: os.kill(os.getpid(), signal.SIGINT))
+        timer.start()
+        with pytest.raises(KeyboardInterrupt):
+            call.result(10)
+        timer.join()
+        wait_until(
+            lambda: client.status("slow").counters["requests_cancelled"] == before + 1, 5, "the daemon to cancel it"
+        )

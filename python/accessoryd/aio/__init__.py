@@ -246,6 +246,9 @@ class Client:
             self._end(str(error), protocol=True)
         except OSError as error:
             reason = f"the connection to accessoryd was lost: {error.strerror or error}"
+        except Exception as error:
+            # A bug here (or in a trace callback) must not leave callers waiting forever.
+            reason = f"the client stopped reading: {error!r}"
         finally:
             self._end(reason)
 
