@@ -56,7 +56,7 @@ class Call:
 class Lease:
     """An exclusive lock on an accessory (from :meth:`Client.lock`): other clients' requests
     wait until :meth:`release`, the lease's expiry, or this connection closing. A context
-    manager: leaving the ``with`` block releases it."""
+    manager: leaving the ``with`` block releases it. Any thread."""
 
     def __init__(self, client: Client, device: str, lease_ms: Optional[int]) -> None:
         self.device = device

@@ -1,4 +1,5 @@
-"""The values the client returns: frames, device rows, status snapshots and events."""
+"""The values the client returns: frames, device rows, status snapshots and events. All are
+frozen dataclasses: values, safe to share between threads."""
 
 from __future__ import annotations
 

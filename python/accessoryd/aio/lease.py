@@ -16,7 +16,7 @@ Caller = Callable[[str, Optional[Params]], Awaitable[Any]]
 
 class LockRequest:
     """What :meth:`accessoryd.aio.Client.lock` returns: await it for a :class:`Lease`, or use it with
-    ``async with`` (locks on entry, unlocks on exit)."""
+    ``async with`` (locks on entry, unlocks on exit). The client's event loop."""
 
     def __init__(self, call: Caller, device: str, params: Params) -> None:
         self._call = call
@@ -47,7 +47,8 @@ class LockRequest:
 
 
 class Lease:
-    """An exclusive lock on an accessory; ``await lease.release()`` or leave ``async with``."""
+    """An exclusive lock on an accessory; ``await lease.release()`` or leave ``async with``.
+    The client's event loop."""
 
     def __init__(self, call: Caller, device: str, lease_ms: Optional[int]) -> None:
         self.device = device

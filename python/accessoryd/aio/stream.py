@@ -15,7 +15,7 @@ __all__ = ["RawStream"]
 class RawStream:
     """Raw mode for asyncio: the accessory's bytes both ways (``attach``). ``read``/``readline``
     /``readexactly`` as :class:`asyncio.StreamReader`'s; ``write`` then ``await drain()``.
-    Closing it gives the accessory back to the other clients."""
+    Closing it gives the accessory back to the other clients. One event loop."""
 
     def __init__(self, device: str, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         self.device = device
