@@ -107,7 +107,8 @@ def bounded(seconds: float, body: Callable[[], T]) -> T:
         raise AssertionError(f"still running after {seconds} s (hung)")
     if "error" in outcome:
         raise outcome["error"]
-    return outcome["value"]  # type: ignore[no-any-return]
+    value: T = outcome["value"]
+    return value
 
 
 class Daemon:

@@ -7,7 +7,8 @@ import pytest
 
 import accessoryd
 from accessoryd import Frame
-from harness import Daemon, bounded, wait_until
+from harness import Daemon, bounded, echo, wait_until
+from schema_check import Recorder
 
 
 def test_devices_lists_every_accessory(daemon: Daemon) -> None:
@@ -137,9 +138,7 @@ def test_errors_are_typed_exceptions(daemon: Daemon) -> None:
         assert client.transact("echo", "still fine") == [Frame(b"still fine")]
 
 
-def test_queue_full(recorder) -> None:  # type: ignore[no-untyped-def]
-    from harness import echo
-
+def test_queue_full(recorder: Recorder) -> None:
     running = Daemon([echo("slow", delay_ms=1000)], recorder, limits="{queue_depth: 2}")
     try:
         with running.client() as client:

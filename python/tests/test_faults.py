@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import signal
+from typing import Iterator
 
 import pytest
 
@@ -14,7 +15,7 @@ from schema_check import Recorder
 
 
 @pytest.fixture
-def flaky(recorder: Recorder):  # type: ignore[no-untyped-def]
+def flaky(recorder: Recorder) -> Iterator[Daemon]:
     """An echo that answers once after 300 ms, then hangs up instead of answering (the
     simulator closes its pty: what the daemon sees of an unplug) and reappears 500 ms later."""
     running = Daemon([echo("flaky", delay_ms=300, hangup_after=1, reappear_after_ms=500)], recorder)

@@ -2,11 +2,18 @@
 
 from __future__ import annotations
 
+from typing import Dict, Optional
+
 from accessoryd import default_socket_path
 from accessoryd.paths import SYSTEM_SOCKET
 
 
-def lookup(explicit=None, env=None, euid=1000, system_exists=False):  # type: ignore[no-untyped-def]
+def lookup(
+    explicit: Optional[str] = None,
+    env: Optional[Dict[str, str]] = None,
+    euid: int = 1000,
+    system_exists: bool = False,
+) -> str:
     return default_socket_path(explicit, env or {}, euid, lambda path: system_exists and path == SYSTEM_SOCKET)
 
 
