@@ -5,10 +5,12 @@ from __future__ import annotations
 import os
 from typing import Callable, Mapping, Optional
 
-__all__ = ["SYSTEM_SOCKET", "default_socket_path"]
+__all__ = ["SYSTEM_RUNTIME_DIRECTORY", "SYSTEM_SOCKET", "default_socket_path", "user_runtime_directory"]
 
+#: The system daemon's runtime directory (systemd's ``RuntimeDirectory=accessoryd``).
+SYSTEM_RUNTIME_DIRECTORY = "/run/accessoryd"
 #: The system daemon's socket (systemd's socket unit, or the daemon running as root).
-SYSTEM_SOCKET = "/run/accessoryd/accessoryd.sock"
+SYSTEM_SOCKET = SYSTEM_RUNTIME_DIRECTORY + "/accessoryd.sock"
 
 
 def default_socket_path(
@@ -22,11 +24,12 @@ def default_socket_path(
     1. ``explicit`` (a path the caller gave);
     2. ``$ACCESSORYD_SOCKET`` when set and not empty;
     3. ``/run/accessoryd/accessoryd.sock`` when it exists (the system daemon);
-    4. ``$XDG_RUNTIME_DIR/accessoryd/accessoryd.sock`` when ``XDG_RUNTIME_DIR`` is set (not
-       empty) and the caller is not root (a daemon run by this user);
-    5. ``/tmp/accessoryd-<euid>/accessoryd.sock`` (a daemon run by this user without a
-       runtime directory).
+    4. the socket of a daemon run by this user: ``/run/accessoryd/accessoryd.sock`` for root,
+       else ``$XDG_RUNTIME_DIR/accessoryd/accessoryd.sock`` when ``XDG_RUNTIME_DIR`` is an
+       absolute path, else ``/tmp/accessoryd-<euid>/accessoryd.sock``.
 
+    This is the rule accessoryd uses for its own runtime directory and accessoryctl for
+    ``--socket``, so a daemon and a client run by the same user meet with no settings.
     ``environ``, ``euid`` and ``exists`` default to this process's; tests pass their own.
     """
     if explicit:
@@ -38,7 +41,15 @@ def default_socket_path(
         return from_env
     if exists(SYSTEM_SOCKET):
         return SYSTEM_SOCKET
-    runtime = env.get("XDG_RUNTIME_DIR", "")
-    if runtime and uid != 0:
-        return os.path.join(runtime, "accessoryd", "accessoryd.sock")
-    return f"/tmp/accessoryd-{uid}/accessoryd.sock"
+    return user_runtime_directory(uid, env.get("XDG_RUNTIME_DIR")) + "/accessoryd.sock"
+
+
+def user_runtime_directory(uid: int, xdg_runtime_dir: Optional[str]) -> str:
+    """Where a daemon run by ``uid`` keeps its socket when nothing names a place: the system's
+    for root, else ``$XDG_RUNTIME_DIR/accessoryd`` (an absolute path only), else
+    ``/tmp/accessoryd-<uid>``."""
+    if uid == 0:
+        return SYSTEM_RUNTIME_DIRECTORY
+    if xdg_runtime_dir and xdg_runtime_dir.startswith("/"):
+        return xdg_runtime_dir.rstrip("/") + "/accessoryd" if xdg_runtime_dir != "/" else "/accessoryd"
+    return f"/tmp/accessoryd-{uid}"

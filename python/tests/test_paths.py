@@ -35,9 +35,15 @@ def test_runtime_dir_for_a_user_without_the_system_socket() -> None:
     assert lookup(env=env) == "/run/user/1000/accessoryd/accessoryd.sock"
 
 
-def test_runtime_dir_is_not_used_by_root_or_when_empty() -> None:
-    assert lookup(env={"XDG_RUNTIME_DIR": "/run/user/0"}, euid=0) == "/tmp/accessoryd-0/accessoryd.sock"
-    assert lookup(env={"XDG_RUNTIME_DIR": ""}, euid=1000) == "/tmp/accessoryd-1000/accessoryd.sock"
+def test_root_without_the_system_socket_still_names_it() -> None:
+    # A root daemon's runtime directory is /run/accessoryd: "not running" names the right place.
+    assert lookup(env={"XDG_RUNTIME_DIR": "/run/user/0"}, euid=0) == SYSTEM_SOCKET
+
+
+def test_runtime_dir_must_be_an_absolute_path() -> None:
+    assert lookup(env={"XDG_RUNTIME_DIR": ""}) == "/tmp/accessoryd-1000/accessoryd.sock"
+    assert lookup(env={"XDG_RUNTIME_DIR": "relative/dir"}) == "/tmp/accessoryd-1000/accessoryd.sock"
+    assert lookup(env={"XDG_RUNTIME_DIR": "/run/user/1000/"}) == "/run/user/1000/accessoryd/accessoryd.sock"
 
 
 def test_tmp_fallback_names_the_user() -> None:
