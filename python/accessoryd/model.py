@@ -137,14 +137,17 @@ class DeviceStatus:
 
 @dataclass(frozen=True)
 class DaemonStatus:
-    """``daemon_status()``: version, pid, uptime, clients and counters; ``raw`` has them all."""
+    """``daemon_status()``: the version and what this user may see of the daemon; ``raw`` has
+    every member the daemon sent. Figures about other users' activity (``pid``, ``uptime_s``,
+    ``clients``) may be withheld from unprivileged callers: ``None`` then."""
 
     version: str
-    pid: int
-    uptime_s: int
-    clients: int
+    #: The accessories this caller may use, and how many of them are ready.
     accessories: int
     accessories_ready: int
+    pid: Optional[int]
+    uptime_s: Optional[int]
+    clients: Optional[int]
     raw: Dict[str, Any] = field(repr=False, compare=False)
 
     @classmethod
@@ -153,11 +156,11 @@ class DaemonStatus:
             raise ProtocolError(f"daemon.status must return an object: {value!r}")
         return cls(
             version=_str(value, "version"),
-            pid=_int(value, "pid"),
-            uptime_s=_int(value, "uptime_s"),
-            clients=int(value.get("clients", 0)),
             accessories=_int(value, "accessories"),
             accessories_ready=_int(value, "accessories_ready"),
+            pid=_optional_int(value, "pid"),
+            uptime_s=_optional_int(value, "uptime_s"),
+            clients=_optional_int(value, "clients"),
             raw=value,
         )
 
@@ -221,3 +224,7 @@ def _int(value: Any, key: str) -> int:
     if not isinstance(member, int) or isinstance(member, bool):
         raise ProtocolError(f"expected an integer {key!r} in {value!r}")
     return member
+
+
+def _optional_int(value: Any, key: str) -> Optional[int]:
+    return _int(value, key) if key in value else None
