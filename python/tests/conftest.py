@@ -47,6 +47,7 @@ def traffic_matches_document(recorder: Recorder) -> Iterator[None]:
 STANDARD = [
     echo("echo"),
     echo("slow", delay_ms=1500),
+    echo("lag", delay_ms=100),
     MODEM,
     GPS,
     SLIP,
@@ -58,7 +59,7 @@ STANDARD = [
 @pytest.fixture(scope="session")
 def daemon(recorder: Recorder) -> Iterator[Daemon]:
     """One daemon for the tests that leave it as they found it."""
-    running = Daemon(STANDARD, recorder, ready=["echo", "slow", "modem", "gps", "slip", "tiny"])
+    running = Daemon(STANDARD, recorder, ready=["echo", "slow", "lag", "modem", "gps", "slip", "tiny"])
     yield running
     status = running.stop()
     assert status == 0, f"accessoryd exited with {status} after SIGTERM:\n{running.log()}"

@@ -14,7 +14,7 @@ from schema_check import Recorder
 def test_devices_lists_every_accessory(daemon: Daemon) -> None:
     with daemon.client() as client:
         devices = {d.name: d for d in client.devices()}
-    assert set(devices) == {"echo", "slow", "modem", "gps", "slip", "tiny", "off"}
+    assert set(devices) == {"echo", "slow", "lag", "modem", "gps", "slip", "tiny", "off"}
     assert devices["echo"].state == "ready" and devices["echo"].transport == "serial"
     assert devices["off"].state == "disabled"
     assert devices["echo"].path and devices["echo"].path.endswith("/sim/echo")
@@ -30,7 +30,7 @@ def test_status_and_daemon_status(daemon: Daemon) -> None:
     assert status.settings["framing"] == "line"
     assert status.counters["requests_ok"] >= 1
     assert daemon_status.pid == daemon.pid
-    assert daemon_status.accessories == 7 and daemon_status.accessories_ready == 6
+    assert daemon_status.accessories == 8 and daemon_status.accessories_ready == 7
     assert daemon_status.clients >= 1
 
 

@@ -41,6 +41,30 @@ def test_eight_threads_share_one_connection_without_crossed_replies(daemon: Daem
         assert client.daemon_status().raw["requests_decoded"] >= THREADS * PER_THREAD
 
 
+def test_requests_from_eight_threads_are_in_the_daemon_at_once(daemon: Daemon) -> None:
+    """Pipelining, seen from the daemon: while eight threads wait on one connection, the
+    accessory's queue holds all eight requests (a client that sent one request at a time would
+    never have more than one there)."""
+    replies: List[str] = []
+    with daemon.client() as client, daemon.client() as observer:
+
+        def ask(index: int) -> None:
+            reply = client.transact("lag", f"lag {index}")
+            replies.append(f"{index}: {reply[0].text}")
+
+        threads = [threading.Thread(target=ask, args=(i,)) for i in range(THREADS)]
+        for thread in threads:
+            thread.start()
+        deepest = 0
+        for _ in range(200):
+            deepest = max(deepest, observer.status("lag").queue_depth)
+            if deepest >= THREADS:
+                break
+        bounded(30, lambda: [thread.join() for thread in threads])
+    assert deepest >= THREADS
+    assert sorted(replies) == sorted(f"{i}: lag {i}" for i in range(THREADS))
+
+
 def test_submitted_calls_are_answered_by_id_in_any_order(daemon: Daemon) -> None:
     with daemon.client() as client:
         slow = client.submit("transact", {"device": "slow", "data": "first sent"})
