@@ -92,6 +92,16 @@ def test_eight_tasks_share_one_asyncio_connection(daemon: Daemon) -> None:
 
             results = await asyncio.wait_for(asyncio.gather(*(worker(i) for i in range(THREADS))), 60)
             assert [r for r in results if r] == []
+            # And all at once in the daemon: eight tasks' requests fill the accessory's queue.
+            lagging = asyncio.gather(*(client.transact("lag", f"task {i}") for i in range(THREADS)))
+            deepest = 0
+            for _ in range(200):
+                deepest = max(deepest, (await client.status("lag")).queue_depth)
+                if deepest >= THREADS:
+                    break
+            replies = await asyncio.wait_for(lagging, 30)
+            assert deepest >= THREADS
+            assert [reply[0].text for reply in replies] == [f"task {i}" for i in range(THREADS)]
         finally:
             await client.close()
 
