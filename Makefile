@@ -26,12 +26,13 @@ test: deps
 ## Debian's interpreter: scripts/install-deps.sh installs pytest, jsonschema, mypy and pyserial for it.
 PYTHON ?= /usr/bin/python3
 
-## The Python client: `mypy --strict`, then its pytest suite against the built accessoryd and
-## accessory-sim. Any pytest failure fails the target, including exit status 5 (no test ran);
+## The Python client: `mypy --strict`, then its pytest suite against the built accessoryd,
+## accessory-sim and accessoryctl. Any pytest failure fails the target, including exit status 5 (no test ran);
 ## the suite's fixtures raise, never skip, when the products are missing.
 python-test:
 	$(SWIFT) build --product accessoryd
 	$(SWIFT) build --product accessory-sim
+	$(SWIFT) build --product accessoryctl
 	cd python && $(PYTHON) -m mypy --strict accessoryd
 	ACCESSORYD_PRODUCTS="$$($(SWIFT) build --show-bin-path)" $(PYTHON) -m pytest -q -p no:cacheprovider python/tests
 

@@ -32,7 +32,7 @@ def default_socket_path(
     ``--socket``, so a daemon and a client run by the same user meet with no settings.
     ``environ``, ``euid`` and ``exists`` default to this process's; tests pass their own.
     """
-    if explicit:
+    if explicit is not None:
         return explicit
     env = os.environ if environ is None else environ
     uid = os.geteuid() if euid is None else euid
@@ -51,5 +51,7 @@ def user_runtime_directory(uid: int, xdg_runtime_dir: Optional[str]) -> str:
     if uid == 0:
         return SYSTEM_RUNTIME_DIRECTORY
     if xdg_runtime_dir and xdg_runtime_dir.startswith("/"):
-        return xdg_runtime_dir.rstrip("/") + "/accessoryd" if xdg_runtime_dir != "/" else "/accessoryd"
+        # One trailing slash dropped, as the daemon does: the very same string, not just the
+        # same file.
+        return (xdg_runtime_dir[:-1] if xdg_runtime_dir.endswith("/") else xdg_runtime_dir) + "/accessoryd"
     return f"/tmp/accessoryd-{uid}"

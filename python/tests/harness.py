@@ -23,7 +23,7 @@ T = TypeVar("T")
 
 
 def products() -> Path:
-    """The folder with the built accessoryd and accessory-sim: `$ACCESSORYD_PRODUCTS`, else
+    """The folder with the built accessoryd, accessory-sim and accessoryctl: `$ACCESSORYD_PRODUCTS`, else
     what `swift build --show-bin-path` names. Missing products are an error, not a skip: a
     suite that silently ran nothing would pass."""
     folder = os.environ.get("ACCESSORYD_PRODUCTS")
@@ -33,7 +33,7 @@ def products() -> Path:
             [swift, "build", "--show-bin-path"], cwd=REPO, check=True, capture_output=True, text=True, timeout=120
         ).stdout.strip()
     path = Path(folder)
-    for name in ("accessoryd", "accessory-sim"):
+    for name in ("accessoryd", "accessory-sim", "accessoryctl"):
         if not os.access(path / name, os.X_OK):
             raise RuntimeError(f"{path / name} is not built: run `swift build` first (or set ACCESSORYD_PRODUCTS)")
     return path

@@ -2,10 +2,17 @@
 
 from __future__ import annotations
 
+import os
+import re
+import shutil
+import subprocess
 from typing import Dict, Optional
+
+import pytest
 
 from accessoryd import default_socket_path
 from accessoryd.paths import SYSTEM_SOCKET
+from harness import products
 
 
 def lookup(
@@ -48,3 +55,36 @@ def test_runtime_dir_must_be_an_absolute_path() -> None:
 
 def test_tmp_fallback_names_the_user() -> None:
     assert lookup(euid=4242) == "/tmp/accessoryd-4242/accessoryd.sock"
+
+
+CASES = [
+    {},
+    {"XDG_RUNTIME_DIR": "/run/user/65534"},
+    {"XDG_RUNTIME_DIR": "/run/user/65534/"},
+    {"XDG_RUNTIME_DIR": "/run/user/65534//"},
+    {"XDG_RUNTIME_DIR": "relative"},
+    {"XDG_RUNTIME_DIR": ""},
+    {"ACCESSORYD_SOCKET": "/tmp/elsewhere/accessoryd.sock", "XDG_RUNTIME_DIR": "/run/user/65534"},
+]
+
+
+@pytest.mark.parametrize("environment", CASES, ids=lambda e: ",".join(f"{k}={v}" for k, v in e.items()) or "none")
+def test_accessoryctl_finds_the_same_socket(environment: Dict[str, str]) -> None:
+    """accessoryctl names the socket it looked for when no daemon answers: the same path, for
+    an unprivileged user (setpriv, as root) in each environment."""
+    if os.geteuid() != 0 or shutil.which("setpriv") is None:
+        pytest.skip("running accessoryctl as another user needs root and setpriv (util-linux)")
+    if os.path.exists(SYSTEM_SOCKET):
+        pytest.skip(f"{SYSTEM_SOCKET} exists here: both would pick it")
+    env = {"PATH": "/usr/bin:/bin", **environment}
+    done = subprocess.run(
+        ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", str(products() / "accessoryctl"), "list"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=20,
+    )
+    found = re.search(r"no socket at (\S+?)\)", done.stderr)
+    assert done.returncode == 3 and found, done.stderr
+    expected = default_socket_path(None, environment, 65534, lambda path: False)
+    assert found.group(1) == expected
