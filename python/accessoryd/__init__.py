@@ -34,7 +34,17 @@ from .errors import (
     TimedOut,
     UnknownDevice,
 )
-from .model import DaemonStatus, DataEvent, DeviceInfo, DeviceStatus, Event, Frame, Notification, StateEvent
+from .model import (
+    DaemonStatus,
+    DataEvent,
+    DeviceInfo,
+    DeviceStatus,
+    Event,
+    Frame,
+    Notification,
+    StateEvent,
+    TrafficEvent,
+)
 from .paths import default_socket_path
 from .stream import RawStream
 from .subscription import Subscription
@@ -54,6 +64,7 @@ __all__ = [
     "DaemonStatus",
     "DataEvent",
     "StateEvent",
+    "TrafficEvent",
     "Notification",
     "Event",
     "default_socket_path",

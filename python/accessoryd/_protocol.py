@@ -11,13 +11,15 @@ from dataclasses import dataclass
 from typing import Any, Callable, Dict, FrozenSet, Iterable, Optional, Tuple, Union
 
 from .errors import ProtocolError
-from .model import DataEvent, Event, StateEvent, event_from_notification
+from .model import DataEvent, Event, StateEvent, TrafficEvent, event_from_notification
 
 #: What ``transact`` and ``write`` send: text goes as ``data``, bytes as ``data_base64``.
 Payload = Union[bytes, bytearray, memoryview, str]
 
 #: The event kinds ``subscribe`` knows.
-EVENT_KINDS = ("data", "state")
+EVENT_KINDS = ("data", "state", "traffic")
+#: What a subscription without ``events`` gets (traffic only when asked for by name).
+DEFAULT_KINDS = frozenset(("data", "state"))
 
 Params = Dict[str, Any]
 
@@ -101,14 +103,15 @@ class EventFilter:
     def wants(self, event: Event) -> bool:
         if self.device is not None and event.device != self.device:
             return False
-        if self.kinds is None:
-            return True
+        kinds = DEFAULT_KINDS if self.kinds is None else self.kinds
         if isinstance(event, DataEvent):
-            return "data" in self.kinds
+            return "data" in kinds
         if isinstance(event, StateEvent):
-            return "state" in self.kinds
-        # A notification kind this client has no type for: only for unfiltered subscriptions.
-        return False
+            return "state" in kinds
+        if isinstance(event, TrafficEvent):
+            return "traffic" in kinds
+        # A notification kind this client has no type for: only for subscriptions without events.
+        return self.kinds is None
 
 
 @dataclass(frozen=True)

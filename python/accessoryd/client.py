@@ -142,8 +142,9 @@ class Client:
 
     def subscribe(self, device: Optional[str] = None, events: Optional[Iterable[str]] = None) -> Subscription:
         """Starts notifications for ``device`` (``None``: every accessory this user may see)
-        and ``events`` (``"data"``, ``"state"``; ``None``: both). Iterate the returned
-        :class:`Subscription` for :class:`DataEvent` / :class:`StateEvent` values; close it
+        and ``events`` (``"data"``, ``"state"``, ``"traffic"``; ``None``: data and state).
+        Iterate the returned :class:`Subscription` for :class:`DataEvent` / :class:`StateEvent` /
+        :class:`TrafficEvent` values; close it
         (or leave its ``with`` block) to stop."""
         params, event_filter = wire.subscription_params(device, events)
         subscription = Subscription(event_filter, self._event_buffer, self._unsubscribe)

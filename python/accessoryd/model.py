@@ -17,6 +17,7 @@ __all__ = [
     "DaemonStatus",
     "DataEvent",
     "StateEvent",
+    "TrafficEvent",
     "Notification",
     "Event",
 ]
@@ -187,6 +188,24 @@ class StateEvent:
 
 
 @dataclass(frozen=True)
+class TrafficEvent:
+    """``device.traffic``: bytes that went to (``tx``) or came from (``rx``) the accessory, as
+    they crossed the wire (subscribed to by name: ``events=["traffic"]``)."""
+
+    device: str
+    #: ``"rx"`` (from the device) or ``"tx"`` (to it).
+    direction: str
+    data: bytes
+    #: Wall-clock time, ISO 8601 UTC with microseconds, and the same in microseconds since 1970.
+    timestamp: str
+    timestamp_us: int
+    #: For ``tx``: the daemon's number for the client whose request wrote the bytes, and that
+    #: request's id.
+    client: Optional[int] = None
+    request: Optional[Union[int, str]] = None
+
+
+@dataclass(frozen=True)
 class Notification:
     """A notification this client has no type for (a newer daemon's): its method and params."""
 
@@ -200,7 +219,7 @@ class Notification:
 
 
 #: What a subscription yields.
-Event = Union[DataEvent, StateEvent, Notification]
+Event = Union[DataEvent, StateEvent, TrafficEvent, Notification]
 
 
 def event_from_notification(method: str, params: Dict[str, Any]) -> Event:
@@ -209,6 +228,16 @@ def event_from_notification(method: str, params: Dict[str, Any]) -> Event:
         return DataEvent(_str(params, "device"), Frame.from_json(params))
     if method == "device.state":
         return StateEvent(_str(params, "device"), _str(params, "state"), str(params.get("reason") or ""))
+    if method == "device.traffic":
+        return TrafficEvent(
+            device=_str(params, "device"),
+            direction=_str(params, "direction"),
+            data=Frame.from_json(params).data,
+            timestamp=_str(params, "timestamp"),
+            timestamp_us=_int(params, "timestamp_us"),
+            client=_optional_int(params, "client"),
+            request=params.get("request"),
+        )
     return Notification(method, params)
 
 

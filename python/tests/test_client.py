@@ -198,3 +198,17 @@ def test_ctrl_c_while_waiting_cancels_the_request(daemon: Daemon) -> None:
         wait_until(
             lambda: client.status("slow").counters["requests_cancelled"] == before + 1, 5, "the daemon to cancel it"
         )
+
+
+def test_traffic_events_show_the_bytes_both_ways(daemon: Daemon) -> None:
+    with daemon.client() as client, client.subscribe("echo", ["traffic"]) as traffic:
+        call = client.submit("transact", {"device": "echo", "data": "wire"})
+        call.result(5)
+        seen = []
+        while {"tx", "rx"} - {event.direction for event in seen}:
+            event = traffic.get(timeout=5)
+            assert isinstance(event, accessoryd.TrafficEvent), f"no traffic event after {seen}"
+            seen.append(event)
+    tx = next(event for event in seen if event.direction == "tx")
+    assert tx.device == "echo" and tx.data == b"wire\n" and tx.request == call.id and tx.client
+    assert b"".join(event.data for event in seen if event.direction == "rx") == b"wire\n"

@@ -88,9 +88,12 @@ def test_a_session_covers_every_method_and_notification(daemon: Daemon) -> None:
         client.status("modem")
         client.daemon_status()
         events = client.subscribe("echo")
+        traffic = client.subscribe("echo", ["traffic"])
         client.write("echo", b"\x00\xff binary")
         client.write("echo", "text")
         assert events.get(timeout=5) is not None
+        assert traffic.get(timeout=5) is not None
+        traffic.close()
         client.transact("modem", "ATI")
         client.read("gps", timeout=5, max_frames=3)
         with client.lock("echo", timeout=1, lease=2):
