@@ -53,14 +53,15 @@ extension Accessory {
             park(op, waitDeadline: waitDeadline)
             return
         }
-        if state != .ready {
+        if !isReadyForRequests {
             guard let waitDeadline, waitDeadline > loop.now else {
-                op.replyWithoutRunning(.unavailable(device: name, state: state, reason: stateReason))
+                op.replyWithoutRunning(.unavailable(device: name, state: reportedState, reason: reportedReason))
                 return
             }
             op.addCondition(AccessoryReadyCondition(accessory: self, deadline: waitDeadline))
         }
         enqueue(op)
+        if let waitDeadline { boundWaitBehindResync(op, until: waitDeadline) }
     }
 
     private func enqueue(_ op: RequestOperation) {

@@ -1,95 +1,158 @@
+import ControlProtocol
 import IOLoop
 import Operations
 
 extension Accessory {
-    /// Discards inbound bytes until the line has been quiet for the settle time (bounded at four
-    /// settle times for devices that never go quiet, such as a GPS stream), then lets the queue
-    /// go on. After a `transact` cancelled before its answer came (an explicit cancel, or its
-    /// client left), that answer is still on its way: the resync first waits for it (until a frame
-    /// completes it, or until it was due), then settles. Device loop.
+    /// The queue's resync hook: runs after an operation that ended without finishing its
+    /// exchange, before the next one starts (see ``Resync``). After a `transact` that gave up on
+    /// its answer (timed out, cancelled, its client gone), that answer is awaited for the late
+    /// window; then the probe, if configured; then the settle time. Device loop.
     func startResync(after previous: LoopOperation, done: @escaping () -> Void) {
-        let settle = settings.resync.settleMs
-        let now = loop.now
-        let due = (previous as? RequestOperation)?.abandonedResponseDue.flatMap { $0 > now ? $0 : nil }
         reader?.reset()
-        guard settle > 0 || due != nil, state == .ready else { return done() }
-        log(.debug, "\(name): resync after \(previous.name)")
-        resync = ResyncState(done: done, lastByteAt: now, startedAt: now, awaitingResponseUntil: due)
-        armResyncTimer(after: due.map { $0 - now } ?? .milliseconds(settle))
+        guard state == .ready else { return done() }
+        let now = loop.now
+        let request = previous as? RequestOperation
+        let lateUntil = request.flatMap { lateWindowEnd(for: $0, now: now) }
+        guard lateUntil != nil || resync.probe != nil || settings.resync.settleMs > 0 else { return done() }
+        counters.resyncs += 1
+        resyncCause = previous.name
+        resync.start(lateAnswerUntil: lateUntil, probe: true, done: done)
     }
 
-    /// Just reopened after a removal that interrupted a `transact`: discards its answer (until a
-    /// frame completes it, or until it was due) and then the settle time, then calls `done`.
-    /// Device loop.
-    func awaitLateAnswer(until due: LoopInstant, then done: @escaping () -> Void) {
-        let now = loop.now
+    /// When the late window after `request` ends, if it left an answer owed: its own timeout, at
+    /// least 1 s, at most `resync.late_ms`, counted from now (timeout and cancel alike).
+    private func lateWindowEnd(for request: RequestOperation, now: LoopInstant) -> LoopInstant? {
+        guard request.leftAnswerOwed else { return nil }
+        let timeoutMs = Int((request.responseTimeout / .milliseconds(1)).rounded(.up))
+        let windowMs = settings.resync.lateWindowMs(requestTimeoutMs: timeoutMs)
+        return windowMs > 0 ? now + .milliseconds(windowMs) : nil
+    }
+
+    /// Just reopened after a removal: settles (discarding what the device says as it comes back),
+    /// and with `after_reopen: late_answer` first awaits the answer of a `transact` the removal
+    /// interrupted, until that request's old deadline. Then calls `done`. Device loop.
+    func settleAfterReopen(lateAnswerUntil due: LoopInstant?, then done: @escaping () -> Void) {
         reader?.reset()
-        resync = ResyncState(done: done, lastByteAt: now, startedAt: now, awaitingResponseUntil: due)
-        armResyncTimer(after: due - now)
+        resyncCause = "the reopen"
+        resync.start(lateAnswerUntil: due, probe: false, done: done)
     }
 
-    private func armResyncTimer(after delay: Duration) {
-        resync?.timer = loop.scheduleTimer(after: delay) { [link] in link.accessory?.resyncTimerFired() }
-    }
-
-    private func resyncTimerFired() {
-        guard var r = resync else { return }
-        r.timer = nil
-        resync = r
-        let settle = Duration.milliseconds(settings.resync.settleMs)
-        let now = loop.now
-        if let due = r.awaitingResponseUntil {
-            guard now >= due else { return armResyncTimer(after: due - now) }
-            // The abandoned answer did not come in time: settle as after a timeout.
-            return startSettling(now)
-        }
-        let quietFor = now - r.lastByteAt
-        if quietFor >= settle || now - r.startedAt >= settle * 4 {
-            resync = nil
-            reader?.reset()
-            r.done()
-            onMaybeIdle?(self)
-        } else {
-            armResyncTimer(after: settle - quietFor)
-        }
-    }
-
-    /// Ends the wait for an abandoned answer; the settle phase starts now. (The reader is reset
-    /// when the resync ends: this may run inside the reader's own frame callback.)
-    private func startSettling(_ now: LoopInstant) {
-        resync?.timer?.cancel()
-        resync?.awaitingResponseUntil = nil
-        resync?.startedAt = now
-        resync?.lastByteAt = now
-        armResyncTimer(after: .milliseconds(settings.resync.settleMs))
-    }
-
-    /// A frame arrived during a resync (and was discarded). If it completes the abandoned answer,
-    /// the settle phase starts (on a timer, never from inside the byte handler). Device loop.
-    func resyncDiscarded(frame: [UInt8]) {
-        guard resync?.awaitingResponseUntil != nil, frameCompletes(frame) else { return }
-        startSettling(loop.now)
-    }
-
-    func noteResyncBytes() {
-        resync?.lastByteAt = loop.now
+    /// Bytes arrived during a resync: framed (to see where answers end), then discarded.
+    func resyncReceived(_ bytes: [UInt8]) {
+        resync.noteBytes()
+        reader?.receive(bytes)
     }
 
     /// Ends a resync at once (the device went away). Device loop.
     func cancelResync() {
-        guard let r = resync else { return }
-        r.timer?.cancel()
-        resync = nil
-        r.done()
+        resync.cancel()
+    }
+
+    /// Whether a new request may queue without `wait_ms`: ready, and not probing a line whose
+    /// probe keeps failing (that may last; a request says how long it will wait). Device loop.
+    var isReadyForRequests: Bool {
+        guard state == .ready else { return false }
+        if case .probeBackoff = resync.phase { return false }
+        return true
+    }
+
+    /// A request with `wait_ms` queued while a resync runs: it waits in the queue at most until
+    /// `deadline`, then fails with `wait expired` if it has not started and a resync still runs
+    /// (behind other requests, a request waits its turn as always). Device loop.
+    func boundWaitBehindResync(_ op: RequestOperation, until deadline: LoopInstant) {
+        guard resync.isActive else { return }
+        _ = loop.scheduleTimer(at: deadline, repeating: nil, modes: [.common]) { [link, weak op] in
+            guard let op, let accessory = link.accessory, accessory.resync.isActive, !op.didExecute, !op.isFinished
+            else {
+                return
+            }
+            op.cancel(error: AccessoryError.waitExpired(device: accessory.name, what: "the resync to end"))
+        }
+    }
+
+    /// `device.status`'s `resync` object, or nil when none is running. Device loop.
+    func resyncJSON() -> JSONValue? {
+        guard resync.isActive, let started = resync.startedAt else { return nil }
+        let now = loop.now
+        var o: JSONObject = [:]
+        o.append("waiting_for", .string(resync.phase.waitingFor))
+        o.append("after", .string(resyncCause))
+        o.append("since_ms", .int(Self.milliseconds(now - started)))
+        if let ends = resync.phaseEnds { o.append("until_ms", .int(Self.milliseconds(max(.zero, ends - now)))) }
+        switch resync.phase {
+        case .probing(let attempt, _), .probeBackoff(let attempt, _): o.append("probe_attempt", .int(attempt))
+        default: break
+        }
+        return .object(o)
+    }
+
+    private static func milliseconds(_ d: Duration) -> Int { Int(d / .milliseconds(1)) }
+
+    /// What `device.status`, `devices.list` and `device.state` report: `resyncing` while a ready
+    /// accessory discards a late answer, probes or settles. Device loop.
+    var reportedState: DeviceState {
+        state == .ready && resync.isActive ? .resyncing : state
+    }
+
+    var reportedReason: String {
+        guard reportedState == .resyncing else { return stateReason }
+        return "waiting for the \(resync.phase.waitingFor) after \(resyncCause)"
     }
 }
 
-/// Device loop only.
-struct ResyncState {
-    let done: () -> Void
-    var lastByteAt: LoopInstant
-    var startedAt: LoopInstant
-    /// While set, the answer of a cancelled `transact` is awaited (and discarded) until then.
-    var awaitingResponseUntil: LoopInstant?
-    var timer: LoopTimer?
+extension AccessoryLink: ResyncDelegate {
+    func resyncFrameCompletesLateAnswer(_ frame: [UInt8]) -> Bool {
+        accessory?.frameCompletes(frame) ?? true
+    }
+
+    func resyncSendProbe() -> Bool {
+        accessory?.sendProbe() ?? false
+    }
+
+    func resyncPhaseChanged(_ resync: Resync, from old: Resync.Phase) {
+        guard let accessory else { return }
+        accessory.log(.debug, "\(accessory.name): resync: \(resync.phase.waitingFor) (was \(old.waitingFor))")
+        if resync.phase == .idle {
+            // The framer starts clean for the next request (not from inside its own callback:
+            // the resync ends from a timer).
+            accessory.reader?.reset()
+        }
+        // Entering and leaving a resync of a ready accessory are announced (not one cut short
+        // by a removal: its state change says it); the phases in between show in device.status.
+        if old == .idle, accessory.state == .ready {
+            accessory.resyncAnnounced = true
+            accessory.onStateChange?(accessory)
+        } else if resync.phase == .idle, accessory.resyncAnnounced {
+            accessory.resyncAnnounced = false
+            if accessory.channel != nil { accessory.onStateChange?(accessory) }
+        }
+        if resync.phase == .idle { accessory.onMaybeIdle?(accessory) }
+    }
+
+    func resyncDiscardedFrame() {
+        accessory?.counters.resyncDiscardedFrames += 1
+    }
+
+    func resyncProbeFailed(attempt: Int, reason: String) {
+        guard let accessory else { return }
+        accessory.counters.probeFailures += 1
+        accessory.log(.warning, "\(accessory.name): resync probe attempt \(attempt) failed: \(reason)")
+    }
+}
+
+extension Accessory {
+    /// Writes the configured probe as one frame. Device loop.
+    func sendProbe() -> Bool {
+        guard let probe = settings.resync.probe, let channel, let reader else { return false }
+        do {
+            let encoded = try reader.encode(Array(probe.send.utf8))
+            try channel.write(encoded)
+            counters.bytesOut += UInt64(encoded.count)
+            counters.framesOut += 1
+            return true
+        } catch {
+            counters.lastError = "resync probe: \(error)"
+            return false
+        }
+    }
 }
