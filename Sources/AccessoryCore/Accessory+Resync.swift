@@ -15,7 +15,8 @@ extension Accessory {
         let lateUntil = request.flatMap { lateWindowEnd(for: $0, now: now) }
         guard lateUntil != nil || resync.probe != nil || settings.resync.settleMs > 0 else { return done() }
         counters.resyncs += 1
-        resyncCause = previous.name
+        // Not the operation's name: it holds a client's request id, and anyone may read status.
+        resyncCause = request?.endDescription ?? "an operation that was cancelled"
         resync.start(lateAnswerUntil: lateUntil, probe: true, done: done)
     }
 
@@ -37,23 +38,20 @@ extension Accessory {
         resync.start(lateAnswerUntil: due, probe: false, done: done)
     }
 
-    /// Bytes arrived during a resync: framed (to see where answers end), then discarded.
-    func resyncReceived(_ bytes: [UInt8]) {
-        resync.noteBytes()
-        reader?.receive(bytes)
-    }
-
     /// Ends a resync at once (the device went away). Device loop.
     func cancelResync() {
         resync.cancel()
     }
 
     /// Whether a new request may queue without `wait_ms`: ready, and not probing a line whose
-    /// probe keeps failing (that may last; a request says how long it will wait). Device loop.
+    /// probe has failed (that may last; a request says how long it will wait). Device loop.
     var isReadyForRequests: Bool {
         guard state == .ready else { return false }
-        if case .probeBackoff = resync.phase { return false }
-        return true
+        switch resync.phase {
+        case .probeBackoff: return false
+        case .probing(let attempt, _): return attempt == 1
+        default: return true
+        }
     }
 
     /// A request with `wait_ms` queued while a resync runs: it waits in the queue at most until

@@ -53,7 +53,7 @@ public final class Accessory: @unchecked Sendable {  // @unchecked: all mutable 
     var rawSession: RawSession?
     /// Discards what comes between a request that gave up on its answer and the next request.
     let resync: Resync
-    /// What the running resync follows (a request's name, or "the reopen"), for status and logs.
+    /// What the running resync follows ("a transact that timed out", "the reopen"), for status.
     var resyncCause = ""
     /// Whether clients were told that the running resync started (they are told when it ends).
     var resyncAnnounced = false
@@ -168,12 +168,13 @@ public final class Accessory: @unchecked Sendable {  // @unchecked: all mutable 
     /// Called by the frame reader for each complete inbound frame.
     func didReceive(frame: [UInt8]) {
         counters.framesIn += 1
-        if resync.isActive {  // Late bytes of an abandoned transaction, or a probe's answer: discarded.
-            resync.discard(frame: frame)
-            return
-        }
+        // Never a reply, so safe to deliver even while a resync discards everything else.
         if !unsolicitedPatterns.isEmpty, matchesAny(unsolicitedPatterns, frame) {
             deliverUnsolicited(frame)
+            return
+        }
+        if resync.isActive {  // A late answer, a probe's answer, noise: discarded.
+            resync.discard(frame: frame)
             return
         }
         if let c = claimant {

@@ -205,6 +205,12 @@ final class RequestOperation: LoopOperation, @unchecked Sendable {  // @unchecke
     /// Device loop only.
     private(set) var leftAnswerOwed = false
 
+    /// How it ended, for the reason of the resync that follows it. Device loop only.
+    var endDescription: String {
+        if case .attach = kind { return "a raw session" }
+        return "a \(kind.methodName) that \(expired ? "timed out" : "was cancelled")"
+    }
+
     override func willCancel() {
         if case .transact = kind, startedAt != nil { leftAnswerOwed = true }
     }

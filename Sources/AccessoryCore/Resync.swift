@@ -36,6 +36,9 @@ protocol ResyncDelegate: AnyObject {
 ///
 /// Device loop only.
 final class Resync {
+    /// Where a resync is. `until` and `since` are instants of the scheduler's clock.
+    ///
+    /// Threading: a value. Any thread.
     enum Phase: Equatable {
         case idle
         case awaitingLateAnswer(until: LoopInstant)
@@ -54,7 +57,10 @@ final class Resync {
         }
     }
 
-    /// A probe: what to send, what answer proves sync, how long to wait for it.
+    /// A probe: what answer proves sync, and how long to wait for it (what to send is the
+    /// delegate's: it frames and writes it).
+    ///
+    /// Threading: a value, kept on the device loop (a `Regex` is not `Sendable`).
     struct Probe {
         let expect: Regex<AnyRegexOutput>
         let timeout: Duration
@@ -106,9 +112,10 @@ final class Resync {
 
     /// Starts a resync: the late answer is awaited until `lateAnswerUntil` (if later than now),
     /// then the probe is sent (if `probe` and one is configured), then the line settles. Calls
-    /// `done` once, when it ends or is cancelled.
+    /// `done` once, when it ends or is cancelled. A resync still running is ended first (its
+    /// `done` is called), so that nobody waiting on it is stranded.
     func start(lateAnswerUntil: LoopInstant?, probe useProbe: Bool, done: @escaping () -> Void) {
-        cancelTimer()
+        cancel()
         let now = scheduler.now
         self.done = done
         startedAt = now

@@ -188,6 +188,19 @@ struct ResyncUnitTests {
         #expect(f.doneAt == [50])
     }
 
+    @Test("starting again while running ends the running resync first: its done is called")
+    func restartCallsTheOldDone() {
+        let f = Fixture()
+        var first = 0
+        f.resync.start(lateAnswerUntil: f.loop.now + .seconds(5), probe: false) { first += 1 }
+        f.advance(ms: 10)
+        f.start(lateMs: nil)
+        #expect(first == 1)
+        f.advance(ms: 10_000)
+        #expect(first == 1)
+        #expect(f.doneAt == [60])
+    }
+
     @Test("cancel ends the resync at once and calls done once")
     func cancelEnds() {
         let f = Fixture()
