@@ -182,6 +182,36 @@ import Testing
         next.close()
     }
 
+    @Test func unsolicitedFramesReachSubscribersDuringAResync() throws {
+        let s = try Scenario()
+        defer { s.finish() }
+        // A modem that never answers its second command, and rings every 100 ms.
+        try s.simulator("modem", ["--personality", "at-modem", "--drop-every", "2", "--unsolicited-ms", "100"])
+        try s.startDaemon(accessories: [
+            s.lineAccessory(
+                "modem",
+                framing: #"{type: line, delimiter: "\r\n"}"#,
+                #"response: {until: '^(OK|ERROR)$', timeout_ms: 300}, unsolicited: ['^RING$', '^\+CMTI']"#
+            )
+        ])
+        let client = try s.connect()
+        let listener = try s.connect()
+        _ = try listener.result("subscribe", ["device": "modem", "events": ["data"]])
+        #expect(try client.call("transact", Params.transfer("modem", "AT")).code == nil)
+        #expect(try client.call("transact", Params.transfer("modem", "AT")).code == 1003)
+        // The late window (1 s) has begun: other frames are discarded, unsolicited ones are not.
+        #expect(try s.state(of: "modem", via: client) == "resyncing")
+        _ = try listener.messages(during: 0.05)  // what came before the timeout is not counted
+        let during = try listener.messages(during: 0.5).filter {
+            if case .notification(let n) = $0 { return n.method == "device.data" }
+            return false
+        }
+        #expect(try s.state(of: "modem", via: client) == "resyncing")
+        #expect(during.count >= 2, "device.data during the resync: \(during)")
+        client.close()
+        listener.close()
+    }
+
     /// Polls `device.status` (bounded) until the accessory has `depth` requests queued or executing.
     func waitForQueueDepth(_ depth: Int, of device: String, via client: RPCClient) throws {
         let deadline = Deadline(seconds: 10)
