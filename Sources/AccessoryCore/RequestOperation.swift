@@ -208,6 +208,7 @@ final class RequestOperation: LoopOperation, @unchecked Sendable {  // @unchecke
     /// How it ended, for the reason of the resync that follows it. Device loop only.
     var endDescription: String {
         if case .attach = kind { return "a raw session" }
+        if answerSkipped { return "a \(kind.methodName) whose answer was too large" }
         return "a \(kind.methodName) that \(expired ? "timed out" : "was cancelled")"
     }
 
