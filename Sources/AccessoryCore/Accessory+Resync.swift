@@ -145,6 +145,8 @@ extension Accessory {
         do {
             let encoded = try reader.encode(Array(probe.send.utf8))
             try channel.write(encoded)
+            // The daemon's own bytes: traced with no client or request.
+            if let tap { tap.record(.tx, encoded, client: nil, request: nil) }
             counters.bytesOut += UInt64(encoded.count)
             counters.framesOut += 1
             return true
