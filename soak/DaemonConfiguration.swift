@@ -13,14 +13,15 @@ enum DaemonConfiguration {
             accessories:
 
             """
+        // Without --settle-ms, no resync key: the daemon's defaults must do.
+        let resync = options.settleMs.map { "\n    resync: {settle_ms: \($0), late_ms: 0}" } ?? ""
         for accessory in world.accessories {
             text += """
                   - name: \(accessory.name)
                     path: \(accessory.link)
                     framing: {type: line, delimiter: "\\n"}
                     response: {until: '^[TS]', timeout_ms: 1000}
-                    unsolicited: ['^W']
-                    resync: {settle_ms: \(options.settleMs)}
+                    unsolicited: ['^W']\(resync)
                     reconnect: {initial_ms: 10, max_ms: 100}
 
                 """

@@ -36,14 +36,16 @@ struct Options {
     let maxOutstanding = 4
     let slowFraction = 0.03
     let slowTimeoutMs = 100
-    /// The accessories' resync settle time. Lower than the slow echo's lateness past the
-    /// timeout (0 turns the resync after a timeout off), it lets late answers through: a way to
-    /// see the checks catch them.
-    var settleMs = 300
+    /// nil (the default): the accessories use the daemon's default resync settings, which must
+    /// discard the slow echoes without tuning. Set (`--settle-ms`): a settle-only resync with
+    /// this quiet time and no late window; lower than the slow echo's lateness past the timeout
+    /// (0 turns the resync after a timeout off), it lets late answers through: a way to see the
+    /// checks catch them.
+    var settleMs: Int?
     let leaseMs = 50...300
     let spontaneousEveryMs = 200...800
-    /// A slow line's echo comes 150 ms after its timeout, halfway through the resync that
-    /// follows (300 ms of quiet): 150 ms of margin on both sides for a starved soak or daemon.
+    /// A slow line's echo comes 150 ms after its timeout, well inside the default late window
+    /// that follows (1 s: the timeout, at least 1 s), so a starved soak or daemon has margin.
     var slowDelay: Duration { .milliseconds(slowTimeoutMs + 150) }
 
     var warmup: Int { warmupSeconds ?? min(10, max(2, seconds / 10)) }
@@ -70,7 +72,8 @@ struct Options {
           --rss-tolerance-mib N    allowed VmRSS growth over the baseline, the larger of this ...
           --rss-tolerance-percent N  ... and this share of the baseline (defaults 4 MiB, 10 %)
           --no-rss-check           report VmRSS, do not check it (AddressSanitizer builds)
-          --settle-ms N            the accessories' resync settle_ms (default 300; below 150 the
+          --settle-ms N            a settle-only resync (late_ms: 0) with this settle_ms instead
+                                   of the daemon's default resync settings (below 150 the
                                    late answers of slow transacts escape: a test of the checks)
           --keep                   keep the run's folder (config, daemon log)
         """

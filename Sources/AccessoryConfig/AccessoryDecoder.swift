@@ -38,8 +38,8 @@ struct AccessoryDecoder {
             accessory.response.timeoutMs = response.integer("timeout_ms", Rules.timeoutMs)
         }
         accessory.unsolicited = reader.strings("unsolicited", what: "a regular expression") ?? []
-        if let resync = reader.mapping("resync", accepted: ["settle_ms"]) {
-            accessory.resync.settleMs = resync.integer("settle_ms", Rules.settleMs) ?? accessory.resync.settleMs
+        if let resync = reader.mapping("resync", accepted: ["settle_ms", "late_ms", "probe", "after_reopen"]) {
+            accessory.resync = decodeResync(resync)
         }
         if let reconnect = reader.mapping("reconnect", accepted: ["initial_ms", "max_ms"]) {
             accessory.reconnect.initialMs =
@@ -144,6 +144,25 @@ struct AccessoryDecoder {
             options.append(Simulation.Option(key: entry.key, value: scalar.string))
         }
         return .simulate(Simulation(personality: personality, options: options))
+    }
+
+    private func decodeResync(_ reader: MappingReader) -> ResyncSettings {
+        var resync = ResyncSettings()
+        resync.settleMs = reader.integer("settle_ms", Rules.settleMs) ?? resync.settleMs
+        resync.lateMs = reader.integer("late_ms", Rules.lateMs) ?? resync.lateMs
+        resync.afterReopen = reader.choice("after_reopen", ResyncSettings.AfterReopen.self) ?? resync.afterReopen
+        if let probe = reader.mapping("probe", accepted: ["send", "expect", "timeout_ms"]) {
+            let send = probe.string("send", what: "the text to send")
+            let expect = probe.string("expect", what: "a regular expression")
+            if !probe.has("send") { probe.errorHere("missing required key \"send\"") }
+            if !probe.has("expect") { probe.errorHere("missing required key \"expect\"") }
+            if let send, let expect {
+                var settings = ResyncSettings.Probe(send: send, expect: expect)
+                settings.timeoutMs = probe.integer("timeout_ms", Rules.timeoutMs) ?? settings.timeoutMs
+                resync.probe = settings
+            }
+        }
+        return resync
     }
 
     private func decodeSerial(_ reader: MappingReader) -> SerialLineSettings {

@@ -14,16 +14,6 @@ public struct ResponseRule: Sendable, Equatable {
     }
 }
 
-/// `resync:` — after a timeout or cancel mid-transaction, discard late bytes until the line
-/// has been quiet for `settleMs` before the next request starts.
-///
-/// Threading: a value. Any thread.
-public struct ResyncSettings: Sendable, Equatable {
-    public var settleMs: Int
-
-    public init(settleMs: Int = 50) { self.settleMs = settleMs }
-}
-
 /// `reconnect:` — reopen back-off: `initialMs`, doubling up to `maxMs`.
 ///
 /// Threading: a value. Any thread.

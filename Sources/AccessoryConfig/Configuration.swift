@@ -50,7 +50,12 @@
 ///       until: "^(OK|ERROR)$"   # a Swift Regex; collect frames until one matches
 ///       timeout_ms: 2000        # default: limits.default_timeout_ms
 ///     unsolicited: ["^RING$"]   # Swift Regexes; matching frames go to subscribers
-///     resync: {settle_ms: 50}   # 0 ... 60000; quiet time before the next request after a timeout/cancel
+///     resync:                   # after a request ended without its answer (docs/resync.md)
+///       late_ms: 10000          # 0 ... 86400000; the late window is the request's timeout, at least 1 s, at most this
+///       probe: {send: "AT", expect: "^OK$", timeout_ms: 500}   # optional; expect is a Swift Regex
+///       settle_ms: 50           # 0 ... 60000; quiet time before the next request
+///       after_reopen: settle    # settle|late_answer: after a removal, settle only, or first await
+///                               # the interrupted transact's answer until its old deadline
 ///     reconnect: {initial_ms: 100, max_ms: 5000}   # back-off, 1 ... 3600000, initial <= max
 ///     access: {users: [alice, 1001], groups: [dialout]}   # names or ids; empty: anyone who can reach the socket
 ///     trace:                    # every byte to and from the device (docs/trace.md)

@@ -17,6 +17,7 @@ enum Rules {
     static let gapMs = IntRule(1...60_000, "a positive integer (milliseconds, at most 60000)")
     static let maxFrameBytes = IntRule(1...16_777_216, "a byte count from 1 to 16777216")
     static let settleMs = IntRule(0...60_000, "a non-negative integer (milliseconds, at most 60000)")
+    static let lateMs = IntRule(0...86_400_000, "a non-negative integer (milliseconds, at most 86400000)")
     static let backoffMs = IntRule(1...3_600_000, "a positive integer (milliseconds, at most 3600000)")
     static let traceMaxBytes = IntRule(1_024...1 << 40, "a byte count from 1024 to 1099511627776")
     static let traceKeep = IntRule(0...1_000, "an integer from 0 to 1000")

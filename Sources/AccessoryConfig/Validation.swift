@@ -165,7 +165,14 @@ private struct AccessoryValidator {
         for (index, pattern) in accessory.unsolicited.enumerated() {
             v.checkRegex(pattern, KeyPath.index(child("unsolicited"), index))
         }
-        v.check(accessory.resync.settleMs, Rules.settleMs, child("resync.settle_ms"))
+        let resync = accessory.resync
+        v.check(resync.settleMs, Rules.settleMs, child("resync.settle_ms"))
+        v.check(resync.lateMs, Rules.lateMs, child("resync.late_ms"))
+        if let probe = resync.probe {
+            if probe.send.isEmpty { v.error(child("resync.probe.send"), "expected the text to send, got \"\"") }
+            v.checkRegex(probe.expect, child("resync.probe.expect"))
+            v.check(probe.timeoutMs, Rules.timeoutMs, child("resync.probe.timeout_ms"))
+        }
         let reconnect = accessory.reconnect
         v.check(reconnect.initialMs, Rules.backoffMs, child("reconnect.initial_ms"))
         v.check(reconnect.maxMs, Rules.backoffMs, child("reconnect.max_ms"))

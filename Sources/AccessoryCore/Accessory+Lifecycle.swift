@@ -93,7 +93,8 @@ extension Accessory {
         }
     }
 
-    /// Bytes read from the device: to the raw session, the resync, or the framer.
+    /// Bytes read from the device: to the raw session, or the framer (whose frames a running
+    /// resync discards, ``didReceive(frame:)``).
     private func received(_ bytes: [UInt8], reader: FrameReader) {
         counters.bytesIn += UInt64(bytes.count)
         if let tap { tap.record(.rx, bytes, client: nil, request: nil) }
@@ -101,12 +102,7 @@ extension Accessory {
             raw.origin.notify(line: bytes)
             return
         }
-        if let r = resync {
-            noteResyncBytes()
-            // While an abandoned answer is awaited, frame it to see where it ends.
-            if r.awaitingResponseUntil != nil { reader.receive(bytes) }
-            return
-        }
+        if resync.isActive { resync.noteBytes() }
         reader.receive(bytes)
     }
 
@@ -130,13 +126,18 @@ extension Accessory {
         channel.onGone = { [unowned self] reason in deviceGone(reason.description) }
         counters.opens += 1
         reopen.reset()
-        if let due = lateAnswerDue, due > loop.now {
-            // The device went away while a transaction waited for its answer. If it was not really
-            // gone (a spurious hang-up or udev remove), that answer may still come: discard it, as
-            // after a timeout, before anyone can send.
+        if removedSinceOpen {
+            // A device that was unplugged and plugged back has been reset: it owes no answer, but
+            // may say something as it comes up, so the line settles first. Where a removal is not
+            // a reset (`after_reopen: late_answer`), the answer of a transaction the removal
+            // interrupted may still come: it is discarded until that request's old deadline.
+            removedSinceOpen = false
+            let now = loop.now
+            let due = settings.resync.afterReopen == .lateAnswer ? lateAnswerDue.flatMap { $0 > now ? $0 : nil } : nil
             lateAnswerDue = nil
-            setState(.opening, "\(description): discarding the answer of a request interrupted by the removal")
-            awaitLateAnswer(until: due) { [link] in
+            let what = due == nil ? "settling" : "discarding the answer of a request interrupted by the removal"
+            setState(.opening, "\(description): \(what)")
+            settleAfterReopen(lateAnswerUntil: due) { [link] in
                 guard let accessory = link.accessory, accessory.channel != nil, accessory.state == .opening else {
                     return
                 }
@@ -158,6 +159,7 @@ extension Accessory {
         guard state == .ready || (state == .opening && channel != nil) else { return }
         counters.removals += 1
         counters.lastError = reason
+        removedSinceOpen = true
         detachTransport()
         cancelResync()
         queue.drain(error: AccessoryError.removed(device: name, reason: reason))

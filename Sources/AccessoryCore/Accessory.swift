@@ -10,8 +10,9 @@ import Transports
 ///
 /// Frames from the device go to the executing request if it claims them (and they are not
 /// `unsolicited`), otherwise to subscribers as `device.data`. After a request that timed out or
-/// was cancelled mid-transaction, the queue resyncs: bytes are discarded until the line has been
-/// idle for the settle time, so a late reply is never handed to the next request.
+/// was cancelled mid-transaction, the queue resyncs (``Resync``): its answer is awaited and
+/// discarded, the probe sent if configured, and the line left to settle, so that a late reply is
+/// never handed to the next request.
 ///
 /// Device loop only.
 public final class Accessory: @unchecked Sendable {  // @unchecked: all mutable state is device-loop-confined.
@@ -21,7 +22,7 @@ public final class Accessory: @unchecked Sendable {  // @unchecked: all mutable 
     let loop: IOLoop
     let queue: DeviceQueue
     /// What timers and other deferred work hold instead of `[weak self]` (see ``AccessoryLink``).
-    let link = AccessoryLink()
+    let link: AccessoryLink
     let limits: Limits
     /// Makes and connects the socket of an `rfcomm` accessory (see ``AccessoryRegistry``).
     let rfcommDriver: RFCOMMSocketDriver
@@ -50,9 +51,16 @@ public final class Accessory: @unchecked Sendable {  // @unchecked: all mutable 
     var deadlineTimer: LoopTimer?
     /// The `attach`ed client, if any (``RawSession``).
     var rawSession: RawSession?
-    var resync: ResyncState?
-    /// When the device went away during a `transact`: the instant its answer was due. A reopen
-    /// before then discards that answer first (``awaitLateAnswer(until:then:)``).
+    /// Discards what comes between a request that gave up on its answer and the next request.
+    let resync: Resync
+    /// What the running resync follows ("a transact that timed out", "the reopen"), for status.
+    var resyncCause = ""
+    /// Whether clients were told that the running resync started (they are told when it ends).
+    var resyncAnnounced = false
+    /// Set when the device goes away: the next open settles first (``settleAfterReopen``).
+    var removedSinceOpen = false
+    /// When hot-plug closed the device during a `transact`: the instant its answer was due. With
+    /// `resync.after_reopen: late_answer`, a reopen before then discards that answer first.
     var lateAnswerDue: LoopInstant?
     var lock = LockState()
     /// The waits in the queue for the accessory to become ready (`wait_ms`).
@@ -110,6 +118,16 @@ public final class Accessory: @unchecked Sendable {  // @unchecked: all mutable 
         // The configuration loader already compiled these once; a failure here would be a bug.
         self.untilPattern = settings.response.until.flatMap { try? Regex($0) }
         self.unsolicitedPatterns = settings.unsolicited.compactMap { try? Regex($0) }
+        let link = AccessoryLink()
+        self.link = link
+        self.resync = Resync(
+            scheduler: loop,
+            settle: .milliseconds(settings.resync.settleMs),
+            probe: settings.resync.probe.flatMap { p in
+                (try? Regex(p.expect)).map { Resync.Probe(expect: $0, timeout: .milliseconds(p.timeoutMs)) }
+            },
+            delegate: link
+        )
         queue.resync = { [unowned self] previous, done in startResync(after: previous, done: done) }
         link.accessory = self
         queue.delegate = link
@@ -121,7 +139,7 @@ public final class Accessory: @unchecked Sendable {  // @unchecked: all mutable 
 
     /// Nothing queued or executing, no resync, no lock: a reload may replace it now. Device loop.
     var isIdle: Bool {
-        queue.operationCount == 0 && claimant == nil && resync == nil && lock.holder == nil
+        queue.operationCount == 0 && claimant == nil && !resync.isActive && lock.holder == nil
     }
 
     var channel: StreamChannel? { port?.channel ?? rfcommChannel }
@@ -150,12 +168,13 @@ public final class Accessory: @unchecked Sendable {  // @unchecked: all mutable 
     /// Called by the frame reader for each complete inbound frame.
     func didReceive(frame: [UInt8]) {
         counters.framesIn += 1
-        if resync != nil {  // Late bytes of an abandoned transaction: discarded.
-            resyncDiscarded(frame: frame)
-            return
-        }
+        // Never a reply, so safe to deliver even while a resync discards everything else.
         if !unsolicitedPatterns.isEmpty, matchesAny(unsolicitedPatterns, frame) {
             deliverUnsolicited(frame)
+            return
+        }
+        if resync.isActive {  // A late answer, a probe's answer, noise: discarded.
+            resync.discard(frame: frame)
             return
         }
         if let c = claimant {
@@ -185,8 +204,9 @@ public final class Accessory: @unchecked Sendable {  // @unchecked: all mutable 
     func statusJSON() -> JSONValue {
         var o: JSONObject = [:]
         o.append("name", .string(name))
-        o.append("state", .string(state.rawValue))
-        o.append("reason", .string(stateReason))
+        o.append("state", .string(reportedState.rawValue))
+        o.append("reason", .string(reportedReason))
+        if let r = resyncJSON() { o.append("resync", r) }
         o.append("transport", .string(transportName))
         if let devicePath { o.append("path", .string(devicePath)) }
         o.append("identity", identityJSON())

@@ -18,6 +18,12 @@ struct AccessoryCounters {
     /// Every attempt to open or connect, successful or not (the back-off shows in its rate).
     var openAttempts: UInt64 = 0
     var removals: UInt64 = 0
+    /// Resyncs started after a request ended without its answer (not the settle after a reopen).
+    var resyncs: UInt64 = 0
+    /// Frames a resync discarded: late answers, probe answers, noise.
+    var resyncDiscardedFrames: UInt64 = 0
+    /// Probe attempts that got no matching answer in time (or could not be sent).
+    var probeFailures: UInt64 = 0
     var lastError: String?
 
     /// The latest request latencies (microseconds), a ring: percentiles over a recent window.
@@ -54,6 +60,9 @@ struct AccessoryCounters {
         o.append("opens", .integer(Int64(opens)))
         o.append("open_attempts", .integer(Int64(openAttempts)))
         o.append("removals", .integer(Int64(removals)))
+        o.append("resyncs", .integer(Int64(resyncs)))
+        o.append("resync_discarded_frames", .integer(Int64(resyncDiscardedFrames)))
+        o.append("probe_failures", .integer(Int64(probeFailures)))
         if let (p50, p99) = latencyPercentiles() {
             o.append("latency_p50_ms", .number(.double(p50)))
             o.append("latency_p99_ms", .number(.double(p99)))

@@ -55,7 +55,7 @@ extension AccessoryRegistry {
                     devices: visible.map {
                         DeviceSummary(
                             name: $0.name,
-                            state: $0.state,
+                            state: $0.reportedState,
                             transport: $0.transportName,
                             path: $0.devicePath,
                             queueDepth: Int64($0.queueDepth)

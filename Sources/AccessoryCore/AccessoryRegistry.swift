@@ -165,7 +165,7 @@ public final class AccessoryRegistry: @unchecked Sendable {  // @unchecked: muta
     func stateChanged(_ a: Accessory) {
         sendDataBatches()  // Data that came before the change is announced before it.
         var line: [UInt8] = []
-        ResponseEncoder.deviceState(device: a.name, state: a.state, reason: a.stateReason, into: &line)
+        ResponseEncoder.deviceState(device: a.name, state: a.reportedState, reason: a.reportedReason, into: &line)
         for s in subscriptions.values where s.events.contains(.state) && wants(s, a) {
             s.origin.notify(line: line)
         }

@@ -171,6 +171,7 @@ final class RequestOperation: LoopOperation, @unchecked Sendable {  // @unchecke
             return
         }
         expired = true
+        if case .transact = kind { leftAnswerOwed = true }
         finish(error: AccessoryError.timedOut(device: accessory.name, after: responseTimeout))
     }
 
@@ -198,16 +199,21 @@ final class RequestOperation: LoopOperation, @unchecked Sendable {  // @unchecke
         return deadline
     }
 
-    /// Set when a `transact` is cancelled after sending its frame, before its response completed
-    /// (an explicit `cancel`, or its client left): the instant that response was due. The
-    /// accessory's resync discards it, waiting for it until then, so that it is never handed to
-    /// the next request. Device loop only.
-    private(set) var abandonedResponseDue: LoopInstant?
+    /// Set when a `transact` that sent its frame ends before its answer completed: it timed out,
+    /// was cancelled, or its client left. The answer is still owed: the accessory's resync awaits
+    /// it for the late window and discards it, so that it is never handed to the next request.
+    /// Device loop only.
+    private(set) var leftAnswerOwed = false
+
+    /// How it ended, for the reason of the resync that follows it. Device loop only.
+    var endDescription: String {
+        if case .attach = kind { return "a raw session" }
+        if answerSkipped { return "a \(kind.methodName) whose answer was too large" }
+        return "a \(kind.methodName) that \(expired ? "timed out" : "was cancelled")"
+    }
 
     override func willCancel() {
-        if case .transact = kind, let startedAt, !expired {
-            abandonedResponseDue = startedAt + responseTimeout
-        }
+        if case .transact = kind, startedAt != nil { leftAnswerOwed = true }
     }
 
     override func willFinish(error: (any Error)?) {

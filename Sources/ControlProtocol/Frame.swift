@@ -92,6 +92,9 @@ public enum DeviceState: String, Sendable, Hashable, CaseIterable {
     case absent
     case opening
     case ready
+    /// Reported only: ready, but discarding a late answer, probing or settling before the next
+    /// request runs (requests queue meanwhile).
+    case resyncing
     case failed
     case disabled
 }

@@ -18,6 +18,9 @@ struct HotplugRoutingTests {
           - name: dongle
             match: {vendor_id: "1a86", product_id: "7523", serial: "A1"}
             response: {timeout_ms: 2000}
+            # These removals are udev events only: the device is not reset and still answers the
+            # request they interrupted, so the reopen must discard that answer.
+            resync: {after_reopen: late_answer}
             reconnect: {initial_ms: 20, max_ms: 100}
           - name: plain
             path: {sim:plain}

@@ -33,7 +33,15 @@ struct ConfigExampleTests {
         )
         #expect(modem.response.timeoutMs == 5000)
         #expect(modem.unsolicited == [#"^RING$"#, #"^\+CMTI: .*"#])
-        #expect(modem.resync.settleMs == 100)
+        #expect(
+            modem.resync
+                == ResyncSettings(
+                    settleMs: 100,
+                    lateMs: 5000,
+                    probe: .init(send: "AT", expect: "^OK$", timeoutMs: 500),
+                    afterReopen: .settle
+                )
+        )
         #expect(modem.access == AccessPolicy(users: [.name("alice"), .id(1001)], groups: [.name("dialout")]))
         #expect(modem.access.isRestricted)
 

@@ -107,6 +107,22 @@ struct ConfigValueErrorTests {
                 "test.yaml:4: accessories[0].resync.settle_ms: expected a non-negative integer (milliseconds, at most 60000), got -1"
             ),
             (
+                accessory("    resync: {late_ms: -1}\n"),
+                "test.yaml:4: accessories[0].resync.late_ms: expected a non-negative integer (milliseconds, at most 86400000), got -1"
+            ),
+            (
+                accessory("    resync:\n      probe: {send: AT, expect: \"^(OK$\"}\n"),
+                "test.yaml:5: accessories[0].resync.probe.expect: invalid regular expression: expected ')'"
+            ),
+            (
+                accessory("    resync:\n      probe: {send: AT}\n"),
+                "test.yaml:5: accessories[0].resync.probe: missing required key \"expect\""
+            ),
+            (
+                accessory("    resync: {after_reopen: later}\n"),
+                #"test.yaml:4: accessories[0].resync.after_reopen: expected one of settle, late_answer, got "later""#
+            ),
+            (
                 accessory("    reconnect: {initial_ms: 5000, max_ms: 100}\n"),
                 "test.yaml:4: accessories[0].reconnect.max_ms: must be at least initial_ms (5000), got 100"
             ),

@@ -44,9 +44,13 @@ func waitForState(_ client: RPCClient, _ device: String, _ state: String, second
     .enabled(if: HotplugNamespace.isPrivateNetwork, Comment(rawValue: HotplugNamespace.skipReason ?? ""))
 )
 struct HotplugNetlinkDaemonTests {
+    /// The removals here are udev messages only: the simulated device is not reset and still
+    /// answers the request a removal interrupted, so the reopen discards that answer
+    /// (`after_reopen: late_answer`).
     static func matchAccessory(_ name: String, serial: String) -> String {
         "  - {name: \(name), match: {vendor_id: \"1a86\", product_id: \"7523\", serial: \"\(serial)\"}, "
-            + "response: {timeout_ms: 3000}, reconnect: {initial_ms: 10000, max_ms: 10000}}"
+            + "response: {timeout_ms: 3000}, reconnect: {initial_ms: 10000, max_ms: 10000}, "
+            + "resync: {after_reopen: late_answer}}"
     }
 
     static func properties(serial: String) -> [UeventMessage.Property] {
