@@ -54,7 +54,7 @@ public enum AccessoryError: Error, Sendable, Equatable, CustomStringConvertible 
             return
                 "lease_ms \(requested) is longer than the daemon allows (limits.max_lease_ms: \(limit)); renew the lock with another lock instead"
         case .alreadyWaitingForLock(let device):
-            return "this connection is already waiting for the lock on \(device)"
+            return "this connection is already waiting for the lock on \(device); one wait at a time"
         }
     }
 
@@ -75,7 +75,9 @@ public enum AccessoryError: Error, Sendable, Equatable, CustomStringConvertible 
         case .locked(let device, let holder):
             let data: JSONObject = ["device": .string(device), "reason": "locked", "holder": .int(Int(holder))]
             return RPCError(.deviceUnavailable, description, data: .object(data))
-        case .alreadyWaitingForLock: return RPCError(.invalidRequest, description)
+        case .alreadyWaitingForLock:
+            // "Try again later", as for a full queue: once the first wait ends.
+            return RPCError(.queueFull, description, data: .object(["reason": "already_waiting_for_lock"]))
         case .io: return RPCError(.ioError, description)
         }
     }

@@ -92,7 +92,12 @@ extension ControlServer {
             return
         }
         if let why = credentials.groupsUnknown {
-            logger.log(.warning, "\(credentials): supplementary groups unknown (\(why)); group rules will not match")
+            // A kernel without SO_PEERGROUPS lacks it for every client: said loudly once.
+            logger.log(
+                warnedGroupsUnknown ? .debug : .warning,
+                "\(credentials): supplementary groups unknown (\(why)); access rules match its primary group only"
+            )
+            warnedGroupsUnknown = true
         }
         let uid = credentials.uid
         let ofUID = connectionsPerUID[uid] ?? 0

@@ -49,6 +49,8 @@ public final class ControlServer: @unchecked Sendable {  // @unchecked: vars loo
     /// Open connections per uid (``ControlServerLimits/maxConnectionsPerUID``); a uid with none
     /// has no entry.
     var connectionsPerUID: [UInt32: Int] = [:]
+    /// Whether a connection without `SO_PEERGROUPS` was logged at warning (once; then at debug).
+    var warnedGroupsUnknown = false
     var nextConnectionID: UInt64 = 1
     var backoff: AcceptBackoff
     /// Request bytes all clients together may still send in this turn of the loop.

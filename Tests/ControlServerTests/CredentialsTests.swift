@@ -124,6 +124,7 @@ struct CredentialsTests {
             #expect(result["gid"]?.int64Value == 65534)
             #expect(result["groups"]?.arrayValue?.isEmpty == true, "\(result)")
             #expect(result["groups_unknown"]?.stringValue?.contains("SO_PEERGROUPS") == true, "\(result)")
+            #expect(h.logs.contains(.warning, "supplementary groups unknown"), "\(h.logs.lines.value)")
         }
     }
 
