@@ -118,7 +118,7 @@ struct CredentialsTests {
             name == .getsockoptPeerGroups ? .error(Errno(rawValue: ENOPROTOOPT)) : nil
         }
         defer { FaultInjection.remove(token) }
-        try withServer(handler: Self.whoAmI, directoryMode: 0o777, socketMode: 0o666) { h in
+        try withServer(handler: Self.whoAmI, directoryMode: 0o755, socketMode: 0o666) { h in
             // The client is in groups 1 and 20: /proc/<pid>/status would show them.
             let (_, output) = try runAsNobody(socket: h.path, groupsArgument: "--groups=20,1")
             let message = try ServerMessage.decode(Array(output.trimmingSuffixNewline.utf8))
