@@ -21,7 +21,11 @@ struct ConfigDecoder {
         }
         if let limits = top.mapping(
             "limits",
-            accepted: ["max_clients", "max_line_bytes", "client_outbound_bytes", "queue_depth", "default_timeout_ms"]
+            accepted: [
+                "max_clients", "max_line_bytes", "client_outbound_bytes", "queue_depth", "default_timeout_ms",
+                "max_requests_per_client", "max_connections_per_uid", "max_lease_ms", "default_lease_ms",
+                "attach_idle_ms",
+            ]
         ) {
             configuration.limits = decodeLimits(limits)
         }
@@ -77,6 +81,13 @@ struct ConfigDecoder {
             reader.integer("client_outbound_bytes", Rules.clientOutboundBytes) ?? limits.clientOutboundBytes
         limits.queueDepth = reader.integer("queue_depth", Rules.queueDepth) ?? limits.queueDepth
         limits.defaultTimeoutMs = reader.integer("default_timeout_ms", Rules.timeoutMs) ?? limits.defaultTimeoutMs
+        limits.maxRequestsPerClient =
+            reader.integer("max_requests_per_client", Rules.maxRequestsPerClient) ?? limits.maxRequestsPerClient
+        limits.maxConnectionsPerUID =
+            reader.integer("max_connections_per_uid", Rules.maxClients) ?? limits.maxConnectionsPerUID
+        limits.maxLeaseMs = reader.integer("max_lease_ms", Rules.timeoutMs) ?? limits.maxLeaseMs
+        limits.defaultLeaseMs = reader.integer("default_lease_ms", Rules.timeoutMs) ?? limits.defaultLeaseMs
+        limits.attachIdleMs = reader.integer("attach_idle_ms", Rules.timeoutMs) ?? limits.attachIdleMs
         return limits
     }
 

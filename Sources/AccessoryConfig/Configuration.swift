@@ -15,6 +15,11 @@
 ///   client_outbound_bytes: 1048576          # per client; 4096 ... 1 GiB
 ///   queue_depth: 64                         # per accessory; 1 ... 65536
 ///   default_timeout_ms: 2000                # 1 ... 86400000
+///   max_requests_per_client: 256            # unanswered, parked included; 1 ... 1048576
+///   max_connections_per_uid: 64             # root and the daemon's user exempt; 1 ... 65536
+///   max_lease_ms: 3600000                   # longest lock lease; 1 ... 86400000
+///   default_lease_ms: 600000                # a lock without lease_ms; at most max_lease_ms
+///   attach_idle_ms: 3600000                 # an idle attach ends; 1 ... 86400000
 /// log:
 ///   level: info                 # trace|debug|info|notice|warning|error|critical
 /// threads:

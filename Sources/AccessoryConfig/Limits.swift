@@ -1,4 +1,6 @@
-/// `limits:` — what one client or accessory may use.
+/// `limits:` — what one client or accessory may use. Every default is safe on a machine shared
+/// with other (possibly hostile) local users: no client can hold more than a bounded share of
+/// the daemon's memory, client slots or an accessory's time.
 ///
 /// Threading: a value. Any thread.
 public struct Limits: Sendable, Equatable {
@@ -8,22 +10,50 @@ public struct Limits: Sendable, Equatable {
     public var maxLineBytes: Int
     /// Unsent bytes queued for one client; more disconnects it (a client that stops reading).
     public var clientOutboundBytes: Int
-    /// Requests queued per accessory; more fail with `queue_full`.
+    /// Requests waiting per accessory: queued, or parked behind another client's lock. More fail
+    /// with `queue_full`.
     public var queueDepth: Int
     /// A request's timeout when neither it nor its accessory gives one.
     public var defaultTimeoutMs: Int
+    /// Requests one client may have unanswered at once, over all accessories (queued, parked
+    /// behind a lock, waiting for a ready accessory, executing). More fail with `queue_full`.
+    /// 256 is four full queues' worth (`queue_depth` 64): far more than any pipelining client
+    /// gains from, and it bounds what one client holds to a few hundred small objects.
+    public var maxRequestsPerClient: Int
+    /// Connections one uid may have at once. Root and the daemon's own user are exempt (they
+    /// may do anything anyway); 64 leaves three quarters of the default 256 slots to others.
+    public var maxConnectionsPerUID: Int
+    /// The longest `lease_ms` a `lock` may ask for; a longer one is refused (not shortened: a
+    /// client must know when its lease ends). A holder renews by sending `lock` again.
+    public var maxLeaseMs: Int
+    /// The lease of a `lock` that gives no `lease_ms`: a lock is never held for ever by a client
+    /// that forgot it.
+    public var defaultLeaseMs: Int
+    /// An `attach` with no bytes either way for this long ends: the client gets a notice and is
+    /// disconnected, and the accessory is free for the others.
+    public var attachIdleMs: Int
 
     public init(
         maxClients: Int = 256,
         maxLineBytes: Int = 65_536,
         clientOutboundBytes: Int = 1_048_576,
         queueDepth: Int = 64,
-        defaultTimeoutMs: Int = 2_000
+        defaultTimeoutMs: Int = 2_000,
+        maxRequestsPerClient: Int = 256,
+        maxConnectionsPerUID: Int = 64,
+        maxLeaseMs: Int = 3_600_000,
+        defaultLeaseMs: Int = 600_000,
+        attachIdleMs: Int = 3_600_000
     ) {
         self.maxClients = maxClients
         self.maxLineBytes = maxLineBytes
         self.clientOutboundBytes = clientOutboundBytes
         self.queueDepth = queueDepth
         self.defaultTimeoutMs = defaultTimeoutMs
+        self.maxRequestsPerClient = maxRequestsPerClient
+        self.maxConnectionsPerUID = maxConnectionsPerUID
+        self.maxLeaseMs = maxLeaseMs
+        self.defaultLeaseMs = defaultLeaseMs
+        self.attachIdleMs = attachIdleMs
     }
 }

@@ -39,6 +39,7 @@ private struct Validator {
         check(limits.clientOutboundBytes, Rules.clientOutboundBytes, "limits.client_outbound_bytes")
         check(limits.queueDepth, Rules.queueDepth, "limits.queue_depth")
         check(limits.defaultTimeoutMs, Rules.timeoutMs, "limits.default_timeout_ms")
+        checkClientLimits(limits)
         for (index, folder) in configuration.hotplug.watch.enumerated() {
             checkPath(folder, KeyPath.index("hotplug.watch", index))
         }
@@ -50,6 +51,27 @@ private struct Validator {
                 .check(into: &self)
         }
         checkUniqueness(configuration.accessories)
+    }
+
+    /// The per-client limits: ranges, and a default lease no longer than the longest allowed.
+    mutating func checkClientLimits(_ limits: Limits) {
+        check(limits.maxRequestsPerClient, Rules.maxRequestsPerClient, "limits.max_requests_per_client")
+        check(limits.maxConnectionsPerUID, Rules.maxClients, "limits.max_connections_per_uid")
+        check(limits.maxLeaseMs, Rules.timeoutMs, "limits.max_lease_ms")
+        check(limits.defaultLeaseMs, Rules.timeoutMs, "limits.default_lease_ms")
+        check(limits.attachIdleMs, Rules.timeoutMs, "limits.attach_idle_ms")
+        if limits.defaultLeaseMs > limits.maxLeaseMs {
+            error(
+                "limits.default_lease_ms",
+                "the default lease (\(limits.defaultLeaseMs) ms) is longer than limits.max_lease_ms (\(limits.maxLeaseMs) ms)"
+            )
+        }
+        if limits.maxConnectionsPerUID > limits.maxClients {
+            warning(
+                "limits.max_connections_per_uid",
+                "\(limits.maxConnectionsPerUID) is more than limits.max_clients (\(limits.maxClients)): one user can take every client slot"
+            )
+        }
     }
 
     mutating func checkSocket(_ socket: SocketSettings) {

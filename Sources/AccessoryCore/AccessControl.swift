@@ -50,9 +50,14 @@ public struct AccessControl: Sendable, Equatable {
         (try? f()) ?? nil
     }
 
+    /// Root and the daemon's own user: allowed everything, and shown everything.
+    public static func isPrivileged(uid: uid_t) -> Bool {
+        uid == 0 || uid == UserDatabase.effectiveUserID
+    }
+
     /// Whether a peer with these credentials may use the accessory.
     public func allows(uid: uid_t, gid: gid_t, groups: [gid_t]) -> Bool {
-        if isOpen || uid == 0 || uid == UserDatabase.effectiveUserID { return true }
+        if isOpen || Self.isPrivileged(uid: uid) { return true }
         if uids.contains(uid) || gids.contains(gid) { return true }
         return groups.contains(where: gids.contains)
     }

@@ -38,7 +38,9 @@ extension Accessory {
     /// Admits a request: refused at once when the accessory cannot take it, parked while another
     /// client holds the lock, queued otherwise. A request that asked to wait (`wait_ms`) for an
     /// accessory that is not ready is queued with an ``AccessoryReadyCondition``; one that did not
-    /// fails fast with `device unavailable`. Device loop.
+    /// fails fast with `device unavailable`. Likewise for another client's lock: only a request
+    /// with `wait_ms` is parked (within `queue_depth`); one without fails at once, naming the
+    /// holder. Device loop.
     func submit(_ op: RequestOperation, waitMs: Int?) {
         submit(op, waitDeadline: waitMs.flatMap { $0 > 0 ? loop.now + .milliseconds($0) : nil })
     }
@@ -50,6 +52,10 @@ extension Accessory {
             return
         }
         if let holder = lock.holder, holder != op.origin.clientID {
+            guard let waitDeadline, waitDeadline > loop.now else {
+                op.replyWithoutRunning(.locked(device: name, holder: holder))
+                return
+            }
             park(op, waitDeadline: waitDeadline)
             return
         }
@@ -66,20 +72,24 @@ extension Accessory {
 
     private func enqueue(_ op: RequestOperation) {
         if queue.operationCount >= limits.queueDepth {
-            op.replyWithoutRunning(.queueFull(device: name, depth: queue.operationCount))
+            op.replyWithoutRunning(.queueFull(device: name, depth: limits.queueDepth))
             return
         }
         queue.addOperation(op)
     }
 
-    /// Holds a request until the lock is released (or its `wait_ms` runs out).
-    private func park(_ op: RequestOperation, waitDeadline: LoopInstant?) {
+    /// Holds a request until the lock is released (or its `wait_ms` runs out). Parked requests
+    /// count against `queue_depth` with the queued ones: without that, one client could park
+    /// without bound behind another's lock.
+    private func park(_ op: RequestOperation, waitDeadline: LoopInstant) {
+        if queue.operationCount + lock.parked.count >= limits.queueDepth {
+            op.replyWithoutRunning(.queueFull(device: name, depth: limits.queueDepth))
+            return
+        }
         var parked = ParkedRequest(operation: op, waitDeadline: waitDeadline)
-        if let waitDeadline {
-            parked.timer = loop.scheduleTimer(after: max(.zero, waitDeadline - loop.now)) { [link, weak op] in
-                guard let op else { return }
-                link.accessory?.parkedWaitExpired(op)
-            }
+        parked.timer = loop.scheduleTimer(after: max(.zero, waitDeadline - loop.now)) { [link, weak op] in
+            guard let op else { return }
+            link.accessory?.parkedWaitExpired(op)
         }
         lock.parked.append(parked)
     }
@@ -126,6 +136,11 @@ extension Accessory {
         if lock.holder == nil || lock.holder == clientID {
             grant(to: clientID, leaseMs: leaseMs)
             granted()
+            return
+        }
+        // One wait per client and accessory: so the waiters stay bounded by the clients.
+        guard !lock.waiters.contains(where: { $0.clientID == clientID }) else {
+            failed(.alreadyWaitingForLock(device: name))
             return
         }
         var waiter = LockState.Waiter(clientID: clientID, leaseMs: leaseMs, granted: granted, failed: failed)

@@ -7,7 +7,9 @@ import SystemCalls
 /// holds the accessory's lock, so others' new requests wait outside the queue. Everything the
 /// device sends goes to the client as it comes (no framing, no `device.data`), and everything it
 /// sends goes to the device as it is. Ends when the client leaves, or when the device goes away
-/// (the client is disconnected); then the operation finishes and the queue goes on.
+/// (the client is disconnected), or when no byte went either way for `limits.attach_idle_ms`
+/// (the client gets a notice line, then is disconnected); then the operation finishes and the
+/// queue goes on.
 ///
 /// Threading: `origin` and `gate` any thread; the rest device loop only.
 final class RawSession: @unchecked Sendable {  // @unchecked: `unflushed`, `operation` are device-loop-confined.
@@ -17,10 +19,14 @@ final class RawSession: @unchecked Sendable {  // @unchecked: `unflushed`, `oper
     var unflushed = 0
     /// The `attach` request, executing until the session ends.
     let operation: RequestOperation
+    /// When a byte last went either way (`limits.attach_idle_ms`).
+    var lastActivity: LoopInstant
+    var idleTimer: LoopTimer?
 
-    init(origin: any RequestOrigin, operation: RequestOperation) {
+    init(origin: any RequestOrigin, operation: RequestOperation, now: LoopInstant) {
         self.origin = origin
         self.operation = operation
+        self.lastActivity = now
     }
 }
 
@@ -66,11 +72,12 @@ extension Accessory {
     func beginRawSession(for operation: RequestOperation) -> RawSession {
         let origin = operation.origin
         onRawSessionStarting?(self, origin)
-        let session = RawSession(origin: origin, operation: operation)
+        let session = RawSession(origin: origin, operation: operation, now: loop.now)
         lock.holder = origin.clientID
         lock.leaseTimer?.cancel()
         lock.leaseTimer = nil
         rawSession = session
+        armRawIdleTimer(session, after: .milliseconds(limits.attachIdleMs))
         log(.info, "\(name): attached raw to client \(origin.clientID)")
         return session
     }
@@ -96,6 +103,7 @@ extension Accessory {
             return
         }
         counters.bytesOut += UInt64(bytes.count)
+        session.lastActivity = loop.now
         session.unflushed += bytes.count
         if channel.queuedOutboundBytes == 0 { rawDrained() }
     }
@@ -108,12 +116,38 @@ extension Accessory {
         if session.gate.release(count) { session.origin.pauseRawInput(false) }
     }
 
+    /// One timer per session, re-armed from the last activity when it fires: no timer work per
+    /// byte. Device loop.
+    private func armRawIdleTimer(_ session: RawSession, after delay: Duration) {
+        session.idleTimer = loop.scheduleTimer(after: delay) { [link] in
+            link.accessory?.rawIdleTimerFired(session)
+        }
+    }
+
+    private func rawIdleTimerFired(_ session: RawSession) {
+        guard rawSession === session else { return }
+        let limit = Duration.milliseconds(limits.attachIdleMs)
+        let idle = loop.now - session.lastActivity
+        guard idle >= limit else { return armRawIdleTimer(session, after: limit - idle) }
+        let reason = "no bytes either way for \(limits.attachIdleMs) ms (limits.attach_idle_ms)"
+        log(.notice, "\(name): ending the raw session of client \(session.origin.clientID): \(reason)")
+        // The one line the daemon itself writes into a raw stream, as its last: a JSON-RPC
+        // notification on a line of its own, so that a person or a program can tell it apart.
+        var line: [UInt8] = []
+        let params: JSONObject = ["device": .string(name), "reason": .string(reason), "limit": "attach_idle_ms"]
+        ResponseEncoder.notification(method: "device.detached", params: JSONValue.object(params), into: &line)
+        session.origin.notify(line: Array("\n".utf8) + line)
+        endRawSession(disconnecting: "\(name): \(reason)")
+    }
+
     /// Ends the raw session, if any: on a device that went away, the client is disconnected with
     /// `reason`; a client that left is simply forgotten. The lock is released by the caller's
     /// usual path (``clientLeft(_:)``) or here. Device loop.
     func endRawSession(disconnecting reason: String?) {
         guard let session = rawSession else { return }
         rawSession = nil
+        session.idleTimer?.cancel()
+        session.idleTimer = nil
         log(.info, "\(name): raw session of client \(session.origin.clientID) ended")
         if let reason { session.origin.disconnect(reason: reason) }
         if lock.holder == session.origin.clientID { releaseLock() }

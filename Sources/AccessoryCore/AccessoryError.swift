@@ -9,12 +9,19 @@ public enum AccessoryError: Error, Sendable, Equatable, CustomStringConvertible 
     case timedOut(device: String, after: Duration)
     case cancelled
     case removed(device: String, reason: String)
-    case permissionDenied(device: String)
     case queueFull(device: String, depth: Int)
     case io(device: String, reason: String)
     case lockedByAnotherClient(device: String)
     case notLocked(device: String)
     case waitExpired(device: String, what: String)
+    /// Another client holds the lock and the request did not ask to wait (`wait_ms`).
+    case locked(device: String, holder: UInt64)
+    /// The client already has `limits.max_requests_per_client` requests unanswered.
+    case tooManyRequests(limit: Int)
+    /// A `lock` asked for a lease over `limits.max_lease_ms`.
+    case leaseTooLong(requested: Int, limit: Int)
+    /// A second `lock` from a client already waiting for the same accessory's lock.
+    case alreadyWaitingForLock(device: String)
 
     public var description: String {
         switch self {
@@ -28,10 +35,8 @@ public enum AccessoryError: Error, Sendable, Equatable, CustomStringConvertible 
             return "the request was cancelled"
         case .removed(let device, let reason):
             return "\(device) was removed while the request was in progress (\(reason))"
-        case .permissionDenied(let device):
-            return "you are not allowed to use \(device)"
         case .queueFull(let device, let depth):
-            return "\(device) already has \(depth) requests waiting; try again later"
+            return "\(device) already has \(depth) requests waiting (limits.queue_depth); try again later"
         case .io(let device, let reason):
             return "I/O error on \(device): \(reason)"
         case .lockedByAnotherClient(let device):
@@ -40,6 +45,16 @@ public enum AccessoryError: Error, Sendable, Equatable, CustomStringConvertible 
             return "you do not hold the lock on \(device)"
         case .waitExpired(let device, let what):
             return "gave up waiting for \(what) on \(device)"
+        case .locked(let device, let holder):
+            return "\(device) is locked by client \(holder); send wait_ms to wait for the lock"
+        case .tooManyRequests(let limit):
+            return
+                "this connection already has \(limit) requests unanswered (limits.max_requests_per_client); wait for answers before sending more"
+        case .leaseTooLong(let requested, let limit):
+            return
+                "lease_ms \(requested) is longer than the daemon allows (limits.max_lease_ms: \(limit)); renew the lock with another lock instead"
+        case .alreadyWaitingForLock(let device):
+            return "this connection is already waiting for the lock on \(device); one wait at a time"
         }
     }
 
@@ -51,10 +66,25 @@ public enum AccessoryError: Error, Sendable, Equatable, CustomStringConvertible 
         case .timedOut, .waitExpired: return RPCError(.timedOut, description)
         case .cancelled: return RPCError(.cancelled, description)
         case .removed: return RPCError(.deviceRemoved, description)
-        case .permissionDenied, .lockedByAnotherClient, .notLocked: return RPCError(.permissionDenied, description)
-        case .queueFull: return RPCError(.queueFull, description)
+        case .lockedByAnotherClient, .notLocked: return RPCError(.permissionDenied, description)
+        case .queueFull(_, let depth): return RPCError(.queueFull, description, data: Self.limit("queue_depth", depth))
+        case .tooManyRequests(let limit):
+            return RPCError(.queueFull, description, data: Self.limit("max_requests_per_client", limit))
+        case .leaseTooLong(_, let limit):
+            return RPCError(.invalidParams, description, data: Self.limit("max_lease_ms", limit))
+        case .locked(let device, let holder):
+            let data: JSONObject = ["device": .string(device), "reason": "locked", "holder": .int(Int(holder))]
+            return RPCError(.deviceUnavailable, description, data: .object(data))
+        case .alreadyWaitingForLock:
+            // "Try again later", as for a full queue: once the first wait ends.
+            return RPCError(.queueFull, description, data: .object(["reason": "already_waiting_for_lock"]))
         case .io: return RPCError(.ioError, description)
         }
+    }
+
+    /// `{"limit": "<the limits: key>", "value": <its value>}`: which limit refused a request.
+    private static func limit(_ key: String, _ value: Int) -> JSONValue {
+        .object(["limit": .string(key), "value": .int(value)])
     }
 
     /// Maps any error an operation may end with to the protocol's error.

@@ -140,6 +140,6 @@ extension AccessoryRegistry {
 
     /// The limits an accessory is built with (the others are the control server's, fixed at start).
     private static func accessoryLimits(_ l: Limits) -> [Int] {
-        [l.queueDepth, l.defaultTimeoutMs, l.clientOutboundBytes]
+        [l.queueDepth, l.defaultTimeoutMs, l.clientOutboundBytes, l.attachIdleMs]
     }
 }

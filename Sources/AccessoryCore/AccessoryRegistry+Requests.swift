@@ -22,6 +22,7 @@ extension AccessoryRegistry {
         loop.execute { [self] in
             let id = origin.clientID
             subscriptions[id] = nil
+            inflightPerClient[id] = nil
             for (key, op) in inflight where key.client == id {
                 inflight[key] = nil
                 if !op.accessory.unpark(op) { op.cancel() }
@@ -36,12 +37,12 @@ extension AccessoryRegistry {
         func ok(_ r: any JSONEncodable & Sendable) { origin.respond(id: id, result: .success(r)) }
 
         // Every method that names an accessory: it must exist, and the caller must be allowed.
+        // One the caller may not use answers exactly as one that does not exist (same code, same
+        // message): its name is not to be learnt by probing.
         var target: Accessory?
         if let name = request.method.device {
-            guard let a = lookUp(name) else { return fail(.unknownDevice(name)) }
-            guard a.access.allows(uid: origin.uid, gid: origin.gid, groups: origin.groups) else {
-                return fail(.permissionDenied(device: name))
-            }
+            guard let a = lookUp(name), a.access.allows(uid: origin.uid, gid: origin.gid, groups: origin.groups)
+            else { return fail(.unknownDevice(name)) }
             target = a
         }
 
@@ -104,13 +105,18 @@ extension AccessoryRegistry {
             ok(subscriptionJSON(s))
         case .lock(let p):
             let a = target!
+            // Every lock has a lease: one that gives none gets the default; a longer one than the
+            // limit is refused rather than shortened, so the holder always knows when it ends.
+            let leaseMs = p.leaseMs.map(Int.init) ?? limits.defaultLeaseMs
+            guard leaseMs <= limits.maxLeaseMs else {
+                return fail(.leaseTooLong(requested: leaseMs, limit: limits.maxLeaseMs))
+            }
             a.acquireLock(
                 clientID: origin.clientID,
                 timeoutMs: p.timeoutMs.map(Int.init),
-                leaseMs: p.leaseMs.map(Int.init),
+                leaseMs: leaseMs,
                 granted: {
-                    var o: JSONObject = ["locked": true, "device": .string(a.name)]
-                    if let l = p.leaseMs { o.append("lease_ms", .integer(l)) }
+                    let o: JSONObject = ["locked": true, "device": .string(a.name), "lease_ms": .int(leaseMs)]
                     ok(JSONValue.object(o))
                 },
                 failed: { fail($0) }
@@ -142,12 +148,32 @@ extension AccessoryRegistry {
             }
             op.cancel(error: OperationError.cancelled)
         case .daemonStatus:
-            var o = daemonStatus()
-            o.append("accessories", .int(accessories.count))
-            o.append("accessories_ready", .int(accessories.filter { $0.state == .ready }.count))
-            o.append("requests_in_flight", .int(inflightCount))
-            ok(JSONValue.object(o))
+            ok(JSONValue.object(daemonStatus(for: origin)))
         }
+    }
+
+    /// `daemon.status` for `origin`. Root and the daemon's own user get every figure; anyone
+    /// else gets the version and counts of what they may see (the accessories they may use,
+    /// their own requests): the number of clients, the daemon's load, its pid and uptime say
+    /// what other users are doing, which is not theirs to know. Device loop.
+    func daemonStatus(for origin: any RequestOrigin) -> JSONObject {
+        let privileged = AccessControl.isPrivileged(uid: origin.uid)
+        var o: JSONObject
+        if privileged {
+            o = daemonStatus()
+        } else {
+            o = JSONObject(members: daemonStatus().members.filter { $0.key == "version" })
+        }
+        let visible =
+            privileged
+            ? accessories
+            : accessories.filter {
+                $0.access.allows(uid: origin.uid, gid: origin.gid, groups: origin.groups)
+            }
+        o.append("accessories", .int(visible.count))
+        o.append("accessories_ready", .int(visible.filter { $0.state == .ready }.count))
+        o.append("requests_in_flight", .int(privileged ? inflightCount : inflightPerClient[origin.clientID] ?? 0))
+        return o
     }
 
     private func subscriptionJSON(_ s: Subscription) -> JSONValue {
@@ -166,6 +192,14 @@ extension AccessoryRegistry {
         origin: any RequestOrigin
     ) {
         let key = InflightKey(client: origin.clientID, id: id)
+        let held = inflightPerClient[origin.clientID] ?? 0
+        guard held < limits.maxRequestsPerClient else {
+            origin.respond(
+                id: id,
+                result: .failure(AccessoryError.tooManyRequests(limit: limits.maxRequestsPerClient).rpcError)
+            )
+            return
+        }
         let timeoutMs = a.responseTimeoutMs(requested: timeoutMs.map(Int.init))
         let op = RequestOperation(accessory: a, kind: kind, timeoutMs: timeoutMs, requestID: id, origin: origin)
         // In the table until answered (the accessory's `onRequestCompleted`). Inserted and
@@ -180,6 +214,7 @@ extension AccessoryRegistry {
             )
             return
         }
+        inflightPerClient[origin.clientID] = held + 1
         a.submit(op, waitMs: waitMs.map(Int.init))
     }
 }

@@ -45,6 +45,9 @@ public final class AccessoryRegistry: @unchecked Sendable {  // @unchecked: muta
     /// Requests that have not answered yet, by client and request id. One flat table: a table per
     /// client cost two lookups per access (three accesses per request).
     var inflight: [InflightKey: RequestOperation] = [:]
+    /// How many of `inflight` each client has (`limits.max_requests_per_client`); a client with
+    /// none has no entry.
+    var inflightPerClient: [UInt64: Int] = [:]
     /// The present udev devices matching each identity-matched accessory, by device path.
     var udevMatches: [String: [String: DeviceIdentity]] = [:]
     /// Reload changes waiting for a busy accessory to become idle, by accessory name.
@@ -137,7 +140,14 @@ public final class AccessoryRegistry: @unchecked Sendable {  // @unchecked: muta
     private func forget(_ op: RequestOperation) {
         let key = InflightKey(client: op.origin.clientID, id: op.requestID)
         // Only this operation's own entry (always so: a duplicate id is refused at submission).
-        if let entry = inflight.removeValue(forKey: key), entry !== op { inflight[key] = entry }
+        guard let entry = inflight.removeValue(forKey: key) else { return }
+        guard entry === op else {
+            inflight[key] = entry
+            return
+        }
+        if let held = inflightPerClient[key.client] {
+            inflightPerClient[key.client] = held > 1 ? held - 1 : nil
+        }
     }
 
     /// Closes every accessory; what is still queued fails with `device unavailable`. Device loop.

@@ -10,6 +10,20 @@ extension ClientConnection {
         closeIfIdle()
     }
 
+    /// Stops reading and sending, writes what is queued, then closes with `reason` (at the latest
+    /// after the linger timeout, for a client that does not read). Control loop only.
+    func closeAfterFlushing(_ reason: CloseReason) {
+        guard phase != .closed else { return }
+        accepting.store(false, ordering: .releasing)
+        if closeReason == nil { closeReason = reason }
+        phase = .draining(reason)
+        lingerTimer?.cancel()
+        lingerTimer = loop.scheduleTimer(after: server.limits.lingerTimeout) { [weak self] in
+            self?.close(reason)
+        }
+        flushFromEvent()
+    }
+
     /// Closes the connection now: the socket is deregistered and closed, queued output dropped,
     /// the server and the handler told. Idempotent. Control loop only, and never from inside a
     /// handler call (use ``closeSoon(_:)`` there).

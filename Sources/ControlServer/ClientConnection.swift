@@ -166,6 +166,13 @@ public final class ClientConnection: @unchecked Sendable {  // @unchecked: vars 
         closeSoon(.disconnected(reason))
     }
 
+    /// Closes the connection once the lines sent before this call are written (within the linger
+    /// timeout): the client reads what it was told last, such as why it is being disconnected.
+    /// Nothing sent after this call goes out. Any thread.
+    public func disconnectAfterFlushing(_ reason: String) {
+        loop.perform { self.closeAfterFlushing(.disconnected(reason)) }
+    }
+
     /// Accounts `line` against the outbound limit and gets it to the loop.
     private func deliver(_ line: [UInt8], isResponse: Bool) {
         guard isOpen, !line.isEmpty else { return }

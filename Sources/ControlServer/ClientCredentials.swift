@@ -9,16 +9,20 @@ public struct ClientCredentials: Sendable, Hashable, CustomStringConvertible {
     public var pid: Int32
     public var uid: UInt32
     public var gid: UInt32
-    /// Supplementary groups. From `SO_PEERGROUPS` (as at `connect`; Linux 4.13+), or on older
-    /// kernels from the `Groups:` line of `/proc/<pid>/status` at accept (best effort: empty if
-    /// the process is gone or the file unreadable).
+    /// Supplementary groups, from `SO_PEERGROUPS` only (as at `connect`; Linux 4.13+). Never
+    /// read from `/proc/<pid>/status`: that races with pid reuse and is hidden under
+    /// `ProtectProc=invisible`. Empty when unknown (``groupsUnknown``): group rules then match
+    /// the primary group only, failing closed.
     public var groups: [UInt32]
+    /// Why the supplementary groups are unknown (the kernel lacks `SO_PEERGROUPS`), or `nil`.
+    public var groupsUnknown: String?
 
-    public init(pid: Int32, uid: UInt32, gid: UInt32, groups: [UInt32]) {
+    public init(pid: Int32, uid: UInt32, gid: UInt32, groups: [UInt32], groupsUnknown: String? = nil) {
         self.pid = pid
         self.uid = uid
         self.gid = gid
         self.groups = groups
+        self.groupsUnknown = groupsUnknown
     }
 
     /// Whether the client's primary or a supplementary group is `gid`.
@@ -29,39 +33,17 @@ public struct ClientCredentials: Sendable, Hashable, CustomStringConvertible {
     /// The credentials of the peer of the connected Unix socket `fd`. Any thread.
     static func ofPeer(_ fd: CInt) throws(SyscallError) -> ClientCredentials {
         let peer = try Socket.peerCredentials(fd)
-        let groups: [UInt32]
         do {
-            groups = try Socket.peerGroups(fd)
+            let groups = try Socket.peerGroups(fd)
+            return ClientCredentials(pid: peer.pid, uid: peer.uid, gid: peer.gid, groups: groups)
         } catch {
-            groups = ProcessStatus.supplementaryGroups(ofProcess: peer.pid) ?? []
+            return ClientCredentials(
+                pid: peer.pid,
+                uid: peer.uid,
+                gid: peer.gid,
+                groups: [],
+                groupsUnknown: "\(error)"
+            )
         }
-        return ClientCredentials(pid: peer.pid, uid: peer.uid, gid: peer.gid, groups: groups)
-    }
-}
-
-/// Reading `/proc/<pid>/status`. Any thread.
-enum ProcessStatus {
-    /// The `Groups:` of process `pid`, or `nil` if it cannot be read.
-    static func supplementaryGroups(ofProcess pid: Int32) -> [UInt32]? {
-        guard pid > 0, let text = try? FileIO.readFile("/proc/\(pid)/status", limit: 1 << 20) else { return nil }
-        return groups(inStatus: text)
-    }
-
-    /// The numbers of the `Groups:` line of a status file's text (`Groups:\t4 24 27 \n`), or `nil`
-    /// if there is no such line.
-    static func groups(inStatus text: [UInt8]) -> [UInt32]? {
-        let prefix = Array("Groups:".utf8)
-        var lineStart = 0
-        while lineStart < text.count {
-            let lineEnd = text[lineStart...].firstIndex(of: UInt8(ascii: "\n")) ?? text.count
-            let line = text[lineStart..<lineEnd]
-            if line.starts(with: prefix) {
-                return line.dropFirst(prefix.count)
-                    .split(whereSeparator: { $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\t") })
-                    .compactMap { UInt32(String(decoding: $0, as: UTF8.self)) }
-            }
-            lineStart = lineEnd + 1
-        }
-        return nil
     }
 }

@@ -57,22 +57,24 @@ extension ControlServer {
 
     /// Over ``ControlServerLimits/maxClients``: a one-line error, then close.
     private func refuse(_ fd: consuming OwnedFD) {
-        counters.rejectedOverLimit.increment()
-        let (emit, suppressed) = rejectionLog.admit(now: loop.now.nanoseconds)
-        if emit {
-            let who = (try? Socket.peerCredentials(fd.rawValue)).map { " from pid \($0.pid), uid \($0.uid)" } ?? ""
-            let more = suppressed > 0 ? " (\(suppressed) more refused since the last report)" : ""
-            logger.log(
-                .warning,
-                "refused a connection\(who): \(limits.maxClients) clients are connected, the limit\(more)"
-            )
-        }
-        var line: [UInt8] = []
         let error = RPCError(
             code: Self.tooManyClientsErrorCode,
             message: "too many clients are connected (limit \(limits.maxClients)); try again later",
             data: .object(["reason": .string("too_many_clients"), "limit": .int(limits.maxClients)])
         )
+        refuse(fd, error, why: "\(limits.maxClients) clients are connected, the limit")
+    }
+
+    /// A one-line error, then close; logged at most once a second (with a count of the others).
+    private func refuse(_ fd: consuming OwnedFD, _ error: RPCError, why: String) {
+        counters.rejectedOverLimit.increment()
+        let (emit, suppressed) = rejectionLog.admit(now: loop.now.nanoseconds)
+        if emit {
+            let who = (try? Socket.peerCredentials(fd.rawValue)).map { " from pid \($0.pid), uid \($0.uid)" } ?? ""
+            let more = suppressed > 0 ? " (\(suppressed) more refused since the last report)" : ""
+            logger.log(.warning, "refused a connection\(who): \(why)\(more)")
+        }
+        var line: [UInt8] = []
         ResponseEncoder.failure(id: nil, error: error, into: &line)
         // Best effort: a fresh socket's buffer takes one short line.
         _ = try? line.withUnsafeBytes { bytes throws(SyscallError) in try Socket.send(fd.rawValue, from: bytes) }
@@ -87,6 +89,27 @@ extension ControlServer {
         } catch {
             logger.log(.warning, "dropped a connection whose credentials cannot be read: \(error)")
             fd.close()
+            return
+        }
+        if let why = credentials.groupsUnknown {
+            // A kernel without SO_PEERGROUPS lacks it for every client: said loudly once.
+            logger.log(
+                warnedGroupsUnknown ? .debug : .warning,
+                "\(credentials): supplementary groups unknown (\(why)); access rules match its primary group only"
+            )
+            warnedGroupsUnknown = true
+        }
+        let uid = credentials.uid
+        let ofUID = connectionsPerUID[uid] ?? 0
+        if ofUID >= limits.maxConnectionsPerUID && !limits.connectionLimitExemptUIDs.contains(uid) {
+            let limit = limits.maxConnectionsPerUID
+            let error = RPCError(
+                code: Self.tooManyClientsErrorCode,
+                message:
+                    "uid \(uid) already has \(limit) connections (limits.max_connections_per_uid); close one and try again",
+                data: .object(["reason": .string("too_many_connections_for_uid"), "limit": .int(limit)])
+            )
+            refuse(fd, error, why: "uid \(uid) has \(limit) connections, the limit per uid")
             return
         }
         let connection = ClientConnection(id: nextConnectionID, credentials: credentials, server: self)
@@ -106,6 +129,7 @@ extension ControlServer {
             }
         }
         connections[connection.id] = connection
+        connectionsPerUID[uid] = ofUID + 1
         counters.clients.increment()
         counters.acceptedTotal.increment()
         logger.log(.debug, "\(connection) connected")

@@ -46,6 +46,11 @@ public final class ControlServer: @unchecked Sendable {  // @unchecked: vars loo
     var state = State.created
     var listenSource: FDSource?
     var connections: [UInt64: ClientConnection] = [:]
+    /// Open connections per uid (``ControlServerLimits/maxConnectionsPerUID``); a uid with none
+    /// has no entry.
+    var connectionsPerUID: [UInt32: Int] = [:]
+    /// Whether a connection without `SO_PEERGROUPS` was logged at warning (once; then at debug).
+    var warnedGroupsUnknown = false
     var nextConnectionID: UInt64 = 1
     var backoff: AcceptBackoff
     /// Request bytes all clients together may still send in this turn of the loop.
@@ -113,6 +118,8 @@ public final class ControlServer: @unchecked Sendable {  // @unchecked: vars loo
     /// A connection closed: forget it and tell the handler. Control loop only.
     func connectionClosed(_ connection: ClientConnection) {
         guard connections.removeValue(forKey: connection.id) != nil else { return }
+        let uid = connection.credentials.uid
+        if let n = connectionsPerUID[uid] { connectionsPerUID[uid] = n > 1 ? n - 1 : nil }
         counters.clients.wrappingSubtract(1, ordering: .relaxed)
         let reason = connection.closeReason ?? .peerClosed
         logger.log(reason.logLevel, "\(connection) disconnected: \(reason)")

@@ -1,3 +1,5 @@
+import SystemCalls
+
 /// What one client may use, and how the listener backs off. The defaults match the daemon's
 /// configuration defaults (`limits:` in accessoryd.yaml).
 ///
@@ -6,6 +8,12 @@ public struct ControlServerLimits: Sendable, Equatable {
     /// Clients connected at once. One more is accepted, sent a one-line error and closed at once
     /// (so the kernel's listen queue never fills).
     public var maxClients: Int
+    /// Clients of one uid connected at once; one more is refused like one over ``maxClients``.
+    /// So one user cannot take every slot.
+    public var maxConnectionsPerUID: Int
+    /// Uids not held to ``maxConnectionsPerUID``: by default root and the server's own user, who
+    /// may do anything with the daemon anyway.
+    public var connectionLimitExemptUIDs: Set<UInt32>
     /// The longest request line, without its `\n` (and a `\r` before it). A longer line gets a
     /// final error line and the client is disconnected.
     public var maxLineBytes: Int
@@ -29,6 +37,8 @@ public struct ControlServerLimits: Sendable, Equatable {
 
     public init(
         maxClients: Int = 256,
+        maxConnectionsPerUID: Int = 64,
+        connectionLimitExemptUIDs: Set<UInt32> = [0, UserDatabase.effectiveUserID],
         maxLineBytes: Int = 65_536,
         maxOutboundBytes: Int = 1_048_576,
         acceptRetryInitial: Duration = .milliseconds(10),
@@ -37,11 +47,14 @@ public struct ControlServerLimits: Sendable, Equatable {
         inputBytesPerTurn: Int = 65_536
     ) {
         precondition(
-            maxClients >= 1 && maxLineBytes >= 1 && maxOutboundBytes >= 1 && inputBytesPerTurn >= 1,
+            maxClients >= 1 && maxConnectionsPerUID >= 1 && maxLineBytes >= 1 && maxOutboundBytes >= 1
+                && inputBytesPerTurn >= 1,
             "limits must be positive"
         )
         precondition(acceptRetryInitial > .zero && acceptRetryMaximum >= acceptRetryInitial, "bad accept back-off")
         self.maxClients = maxClients
+        self.maxConnectionsPerUID = maxConnectionsPerUID
+        self.connectionLimitExemptUIDs = connectionLimitExemptUIDs
         self.maxLineBytes = maxLineBytes
         self.maxOutboundBytes = maxOutboundBytes
         self.acceptRetryInitial = acceptRetryInitial

@@ -35,7 +35,7 @@ extension Socket {
             var groups = [gid_t](repeating: 0, count: capacity)
             var length = socklen_t(capacity * MemoryLayout<gid_t>.size)
             do {
-                _ = try syscallValue(.getsockopt, fd: fd) {
+                _ = try syscallValue(.getsockoptPeerGroups, fd: fd) {
                     groups.withUnsafeMutableBytes {
                         Glibc.getsockopt(fd, SOL_SOCKET, SO_PEERGROUPS, $0.baseAddress, &length)
                     }

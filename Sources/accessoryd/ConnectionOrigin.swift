@@ -26,7 +26,8 @@ final class ConnectionOrigin: RequestOrigin {
     func notify(line: [UInt8]) { connection.send(line: line) }
     func beginRaw(input: @escaping @Sendable ([UInt8]) -> Void) { connection.beginRawInput(input) }
     func pauseRawInput(_ paused: Bool) { connection.pauseRawInput(paused) }
-    func disconnect(reason: String) { connection.disconnect(reason) }
+    /// What was sent before (the device's last bytes, a notice) still reaches the client.
+    func disconnect(reason: String) { connection.disconnectAfterFlushing(reason) }
 }
 
 /// Routes the control server's requests to the accessory registry (which hops to the device

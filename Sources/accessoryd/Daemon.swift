@@ -98,6 +98,7 @@ final class Daemon {
             socket: listening,
             limits: ControlServerLimits(
                 maxClients: configuration.limits.maxClients,
+                maxConnectionsPerUID: configuration.limits.maxConnectionsPerUID,
                 maxLineBytes: configuration.limits.maxLineBytes,
                 maxOutboundBytes: configuration.limits.clientOutboundBytes
             ),

@@ -79,6 +79,7 @@ final class Reloader {
         if a.maxClients != b.maxClients || a.maxLineBytes != b.maxLineBytes {
             notes.append("limits.max_clients/max_line_bytes")
         }
+        if a.maxConnectionsPerUID != b.maxConnectionsPerUID { notes.append("limits.max_connections_per_uid") }
         if next.log != running.log { notes.append("log.level") }
         if next.hotplug != running.hotplug { notes.append("hotplug") }
         return notes

@@ -9,7 +9,7 @@ import Testing
 
 @Suite("locks and access")
 struct LockAndAccessTests {
-    @Test("a lock makes other clients wait until unlock; the holder's requests go through")
+    @Test("a lock makes other clients' requests with wait_ms wait until unlock; the holder's go through")
     func lockHoldsOthers() throws {
         let h = try CoreHarness(sims: ["echo": SimulatorConfiguration(name: "echo")], yaml: RequestTests.echoYAML)
         #expect(h.waitReady("echo"))
@@ -17,7 +17,10 @@ struct LockAndAccessTests {
         let b = RecordingOrigin(clientID: 2)
         h.request(#"{"jsonrpc":"2.0","id":1,"method":"lock","params":{"device":"echo"}}"#, from: a)
         #expect(c(a, 1)?["locked"] == .bool(true))
-        h.request(#"{"jsonrpc":"2.0","id":1,"method":"transact","params":{"device":"echo","data":"b-waits"}}"#, from: b)
+        h.request(
+            #"{"jsonrpc":"2.0","id":1,"method":"transact","params":{"device":"echo","data":"b-waits","wait_ms":10000}}"#,
+            from: b
+        )
         h.request(#"{"jsonrpc":"2.0","id":2,"method":"transact","params":{"device":"echo","data":"a-goes"}}"#, from: a)
         #expect(frameTexts(a.response(2)?.value) == ["a-goes"])
         #expect(b.response(1, seconds: 0.3) == nil, "b waits while a holds the lock")
@@ -38,14 +41,14 @@ struct LockAndAccessTests {
         h.request(#"{"jsonrpc":"2.0","id":1,"method":"lock","params":{"device":"echo","lease_ms":200}}"#, from: a)
         #expect(c(a, 1)?["locked"] == .bool(true))
         h.request(
-            #"{"jsonrpc":"2.0","id":1,"method":"transact","params":{"device":"echo","data":"after-lease"}}"#,
+            #"{"jsonrpc":"2.0","id":1,"method":"transact","params":{"device":"echo","data":"after-lease","wait_ms":10000}}"#,
             from: b
         )
         #expect(frameTexts(b.response(1)?.value) == ["after-lease"])
         h.request(#"{"jsonrpc":"2.0","id":2,"method":"lock","params":{"device":"echo"}}"#, from: a)
         #expect(c(a, 2)?["locked"] == .bool(true))
         h.request(
-            #"{"jsonrpc":"2.0","id":2,"method":"transact","params":{"device":"echo","data":"after-leave"}}"#,
+            #"{"jsonrpc":"2.0","id":2,"method":"transact","params":{"device":"echo","data":"after-leave","wait_ms":10000}}"#,
             from: b
         )
         #expect(b.response(2, seconds: 0.2) == nil)
@@ -53,7 +56,7 @@ struct LockAndAccessTests {
         #expect(frameTexts(b.response(2)?.value) == ["after-leave"])
     }
 
-    @Test("access lists: a client not listed gets 1006 and does not see the accessory in devices.list")
+    @Test("access lists: a client not listed gets 1001 as for a missing accessory and does not see it in devices.list")
     func permissionDenied() throws {
         let yaml = """
             accessories:
@@ -70,7 +73,7 @@ struct LockAndAccessTests {
         #expect(h.waitReady("echo"))
         let nobody = RecordingOrigin(clientID: 5, uid: 65534, gid: 65534)
         h.request(#"{"jsonrpc":"2.0","id":1,"method":"transact","params":{"device":"echo","data":"x"}}"#, from: nobody)
-        #expect(nobody.response(1)?.errorCode == .permissionDenied)
+        #expect(nobody.response(1)?.errorCode == .unknownDevice)
         h.request(#"{"jsonrpc":"2.0","id":2,"method":"devices.list"}"#, from: nobody)
         let names = (c(nobody, 2)?["devices"]?.arrayValue ?? []).compactMap { $0["name"]?.stringValue }
         #expect(names == ["open"])

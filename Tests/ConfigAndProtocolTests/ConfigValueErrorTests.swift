@@ -99,6 +99,22 @@ struct ConfigValueErrorTests {
                 "test.yaml:2: limits.default_timeout_ms: expected a positive integer (milliseconds, at most 86400000), got -5"
             ),
             (
+                "limits:\n  max_requests_per_client: 0\n",
+                "test.yaml:2: limits.max_requests_per_client: expected an integer from 1 to 1048576, got 0"
+            ),
+            (
+                "limits:\n  max_connections_per_uid: 70000\n",
+                "test.yaml:2: limits.max_connections_per_uid: expected an integer from 1 to 65536, got 70000"
+            ),
+            (
+                "limits:\n  attach_idle_ms: 0\n",
+                "test.yaml:2: limits.attach_idle_ms: expected a positive integer (milliseconds, at most 86400000), got 0"
+            ),
+            (
+                "limits:\n  max_lease_ms: 1000\n  default_lease_ms: 5000\n",
+                "test.yaml:3: limits.default_lease_ms: the default lease (5000 ms) is longer than limits.max_lease_ms (1000 ms)"
+            ),
+            (
                 accessory("    response:\n      timeout_ms: -1\n"),
                 "test.yaml:5: accessories[0].response.timeout_ms: expected a positive integer (milliseconds, at most 86400000), got -1"
             ),

@@ -16,6 +16,7 @@ struct CredentialsTests {
             result: JSONValue.object([
                 "uid": .int(Int(c.uid)), "gid": .int(Int(c.gid)), "pid": .int(Int(c.pid)),
                 "groups": .array(c.groups.map { .int(Int($0)) }),
+                "groups_unknown": c.groupsUnknown.map(JSONValue.string) ?? .null,
             ])
         )
     }
@@ -28,8 +29,9 @@ struct CredentialsTests {
             #expect(result["gid"]?.int64Value == Int64(getegid()))
             #expect(result["pid"]?.int64Value == Int64(getpid()))
             let groups = Set((result["groups"]?.arrayValue ?? []).compactMap { $0.int64Value.map(UInt32.init) })
-            let expected = Set(ProcessStatus.supplementaryGroups(ofProcess: getpid()) ?? [])
-            #expect(groups == expected)
+            var own = [gid_t](repeating: 0, count: Int(getgroups(0, nil)))
+            own = Array(own.prefix(Int(getgroups(CInt(own.count), &own))))
+            #expect(groups == Set(own))
         }
     }
 
@@ -103,14 +105,33 @@ struct CredentialsTests {
         }
     }
 
-    @Test("the Groups: line of /proc/<pid>/status")
-    func procGroupsParsing() {
-        let text = Array("Name:\tx\nUid:\t0\t0\t0\t0\nGroups:\t4 24 27 \nNgid:\t0\n".utf8)
-        #expect(ProcessStatus.groups(inStatus: text) == [4, 24, 27])
-        #expect(ProcessStatus.groups(inStatus: Array("Groups:\t\n".utf8)) == [])
-        #expect(ProcessStatus.groups(inStatus: Array("Name:\tx\n".utf8)) == nil)
-        #expect(ProcessStatus.supplementaryGroups(ofProcess: getpid()) != nil)
-        #expect(ProcessStatus.supplementaryGroups(ofProcess: -1) == nil)
+    @Test(
+        "without SO_PEERGROUPS the supplementary groups are unknown and empty (never read from /proc)",
+        .enabled(
+            if: ExternalProgram.missingAsAnotherUser("python3") == nil,
+            "\(ExternalProgram.missingAsAnotherUser("python3") ?? "")"
+        )
+    )
+    func noPeerGroupsFailsClosed() throws {
+        // A kernel without SO_PEERGROUPS answers ENOPROTOOPT; SO_PEERCRED still works.
+        let token = FaultInjection.install { name, _ in
+            name == .getsockoptPeerGroups ? .error(Errno(rawValue: ENOPROTOOPT)) : nil
+        }
+        defer { FaultInjection.remove(token) }
+        try withServer(handler: Self.whoAmI, directoryMode: 0o755, socketMode: 0o666) { h in
+            // The client is in groups 1 and 20: /proc/<pid>/status would show them.
+            let (_, output) = try runAsNobody(socket: h.path, groupsArgument: "--groups=20,1")
+            let message = try ServerMessage.decode(Array(output.trimmingSuffixNewline.utf8))
+            guard case .response(let response) = message, let result = response.result else {
+                Issue.record("unexpected reply \(output)")
+                return
+            }
+            #expect(result["uid"]?.int64Value == 65534)
+            #expect(result["gid"]?.int64Value == 65534)
+            #expect(result["groups"]?.arrayValue?.isEmpty == true, "\(result)")
+            #expect(result["groups_unknown"]?.stringValue?.contains("SO_PEERGROUPS") == true, "\(result)")
+            #expect(h.logs.contains(.warning, "supplementary groups unknown"), "\(h.logs.lines.value)")
+        }
     }
 
     @Test("group membership counts the primary group")

@@ -103,6 +103,35 @@ struct LimitTests {
         }
     }
 
+    @Test("connections per uid: one uid's extra connections are refused by name; exempt uids are not held to it")
+    func connectionsPerUID() throws {
+        // This process's uid is not exempt here, so the test's own clients meet the limit.
+        let limits = ControlServerLimits(maxClients: 10, maxConnectionsPerUID: 2, connectionLimitExemptUIDs: [])
+        try withServer(limits: limits) { h in
+            var clients = try (0..<2).map { _ in try h.client() }
+            for (i, c) in clients.enumerated() { #expect(c.call(listRequest(id: i))?.result != nil) }
+            let refused = try h.client()
+            let response = try #require(refused.readResponse())
+            #expect(response.errorCode == ControlServer.tooManyClientsErrorCode)
+            #expect(response.error?.data?["reason"] == "too_many_connections_for_uid")
+            #expect(response.error?.message.contains("limits.max_connections_per_uid") == true)
+            #expect(refused.waitForClose())
+            clients.removeFirst().close()
+            #expect(Wait.until(seconds: 5) { h.server.statistics.clients == 1 })
+            let newcomer = try h.client()
+            #expect(newcomer.call(listRequest(id: 9))?.result != nil, "a closed connection gives its slot back")
+        }
+        let exempt = ControlServerLimits(
+            maxClients: 10,
+            maxConnectionsPerUID: 2,
+            connectionLimitExemptUIDs: [geteuid()]
+        )
+        try withServer(limits: exempt) { h in
+            let clients = try (0..<4).map { _ in try h.client() }
+            for (i, c) in clients.enumerated() { #expect(c.call(listRequest(id: i))?.result != nil) }
+        }
+    }
+
     @Test("a burst of connections far beyond the limit: the limit holds, the queue never fills")
     func connectionBurst() throws {
         try withServer(limits: ControlServerLimits(maxClients: 50)) { h in

@@ -43,7 +43,7 @@ import Testing
         try #require(holder.stdout.contains(#""locked":true"#), "holder: \(holder.stdout) \(holder.stderr)")
 
         let other = try s.connect()
-        let waiting = try other.send("transact", Params.transfer("echo", "after the holder"))
+        let waiting = try other.send("transact", Params.transfer("echo", "after the holder", waitMs: 30_000))
         #expect(try other.messages(during: 0.3).isEmpty, "answered while another process held the lock")
         // Nor can this client unlock it.
         #expect(try other.call("unlock", Params.device("echo")).code == 1006)

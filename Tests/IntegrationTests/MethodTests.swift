@@ -107,7 +107,10 @@ import Testing
 
         let locked = try holder.result("lock", ["device": "echo", "timeout_ms": 1000])
         #expect(locked["locked"] == true)
-        let waiting = try other.send("transact", Params.transfer("echo", "other's turn"))
+        // Without wait_ms another client's request is refused at once, naming the holder.
+        let refused = try other.call("transact", Params.transfer("echo", "no wait"))
+        #expect(refused.code == 1002 && refused.error?.data?["holder"]?.int64Value != nil, "\(refused)")
+        let waiting = try other.send("transact", Params.transfer("echo", "other's turn", waitMs: 30_000))
         // The holder goes first; the other client's request waits, unanswered.
         #expect(try holder.call("transact", Params.transfer("echo", "holder")).frameTexts == ["holder"])
         #expect(try other.messages(during: 0.3).isEmpty)
@@ -120,7 +123,11 @@ import Testing
         // A lease ends by itself.
         #expect(try holder.result("lock", ["device": "echo", "lease_ms": 300])["lease_ms"] == 300)
         let clock = Stopwatch()
-        let afterLease = try other.call("transact", Params.transfer("echo", "after the lease"), seconds: 10)
+        let afterLease = try other.call(
+            "transact",
+            Params.transfer("echo", "after the lease", waitMs: 30_000),
+            seconds: 10
+        )
         #expect(afterLease.frameTexts == ["after the lease"])
         #expect(clock.elapsed >= 0.2, "answered \(clock.elapsed) s after a 300 ms lease began")
         holder.close()

@@ -5,7 +5,8 @@ import SystemCalls
 import Testing
 
 /// Per-accessory access (`access: {users: [0]}`) enforced from `SO_PEERCRED`: a client running
-/// as uid 65534 (through `setpriv`) gets 1006 and does not see the accessory in `devices.list`.
+/// as uid 65534 (through `setpriv`) cannot tell the accessory from one that does not exist, by
+/// any method, and does not see it in `devices.list` nor in `daemon.status`'s counts.
 ///
 /// Threading: the test's thread; it owns the daemon, the simulators and the client child.
 @Suite struct PermissionTests {
@@ -41,15 +42,27 @@ import Testing
             s.lineAccessory("secret", "access: {users: [0]}"),
         ])
 
-        let requests: [(String, JSONValue?)] = [
-            ("devices.list", nil),
-            ("transact", Params.transfer("secret", "let me in")),
-            ("device.status", Params.device("secret")),
-            ("write", Params.transfer("secret", "x")),
-            ("lock", Params.device("secret")),
-            ("subscribe", Params.device("secret")),
-            ("transact", Params.transfer("open", "allowed")),
-        ]
+        // Every method that names an accessory, once for the hidden one and once for a name
+        // that does not exist.
+        func naming(_ device: String) -> [(String, JSONValue?)] {
+            [
+                ("device.status", Params.device(device)),
+                ("transact", Params.transfer(device, "let me in", waitMs: 100)),
+                ("write", Params.transfer(device, "x")),
+                ("read", ["device": .string(device), "timeout_ms": 50]),
+                ("lock", ["device": .string(device), "lease_ms": 1000]),
+                ("unlock", Params.device(device)),
+                ("subscribe", Params.device(device)),
+                ("unsubscribe", Params.device(device)),
+                ("attach", ["device": .string(device), "wait_ms": 100]),
+            ]
+        }
+        let hidden = naming("secret")
+        let missing = naming("ghost")
+        let requests: [(String, JSONValue?)] =
+            [("devices.list", nil), ("daemon.status", nil)] + hidden + missing + [
+                ("transact", Params.transfer("open", "allowed"))
+            ]
         let lines = requests.enumerated().map { index, request in
             String(
                 decoding: RPCClient.requestLine(id: .int(Int64(index)), method: request.0, params: request.1)
@@ -79,11 +92,28 @@ import Testing
 
         let visible = responses[0].result?["devices"]?.arrayValue?.compactMap { $0["name"]?.stringValue }
         #expect(visible == ["open"])
-        for r in responses[1...5] {
-            #expect(r.code == 1006, "\(r)")
-            #expect(r.error?.message.contains("secret") == true)
+        // daemon.status: the version and what this caller may see, nothing about other clients.
+        let status = try #require(responses[1].result, "\(responses[1])")
+        #expect(status["version"] != nil)
+        #expect(status["accessories"]?.int64Value == 1, "\(status)")
+        for key in ["clients", "pid", "uptime_s", "requests_decoded", "clients_rejected"] {
+            #expect(status[key] == nil, "\(key) shown to an unprivileged caller: \(status)")
         }
-        #expect(responses[6].frameTexts == ["allowed"])
+        let offset = 2
+        for (i, request) in hidden.enumerated() {
+            let secret = responses[offset + i]
+            let ghost = responses[offset + hidden.count + i]
+            #expect(secret.code == 1001, "\(request.0) on a hidden accessory: \(secret)")
+            #expect(secret.code == ghost.code, "\(request.0): \(secret) vs \(ghost)")
+            // The messages name what the caller asked for, and nothing else differs.
+            let asked = secret.error?.message.split(separator: "secret", omittingEmptySubsequences: false)
+            #expect(
+                asked?.joined(separator: "ghost") == ghost.error?.message,
+                "\(request.0): \(secret) vs \(ghost)"
+            )
+            #expect(secret.error?.data == ghost.error?.data, "\(request.0): \(secret) vs \(ghost)")
+        }
+        #expect(responses.last?.frameTexts == ["allowed"])
 
         // Root (this test) sees and uses both.
         let root = try s.connect()
@@ -159,7 +189,7 @@ extension PermissionTests {
         let outsider = try Self.responses(s, groups: ["--clear-groups"], requests, tag: "outsider")
         #expect(outsider[0].result?["devices"]?.arrayValue?.isEmpty == true, "\(outsider[0])")
         for (request, r) in zip(requests.dropFirst(), outsider.dropFirst()) {
-            #expect(r.code == 1006, "\(request.0) as an outsider: \(r)")
+            #expect(r.code == 1001, "\(request.0) as an outsider: \(r)")
         }
         let member = try Self.responses(s, groups: ["--groups=\(dialout)"], requests, tag: "member")
         let names = member[0].result?["devices"]?.arrayValue?.compactMap { $0["name"]?.stringValue }
@@ -167,7 +197,7 @@ extension PermissionTests {
         #expect(member[1].result?["state"] == "ready", "\(member[1])")
         #expect(member[2].frameTexts == ["hello"], "\(member[2])")
         for (request, r) in zip(requests.dropFirst(3), member.dropFirst(3)) {
-            #expect(r.code != 1006, "\(request.0) as a member: \(r)")
+            #expect(r.code != 1006 && r.code != 1001, "\(request.0) as a member: \(r)")
         }
         #expect(member[6].result?["locked"] == true, "\(member[6])")
         #expect(member[7].result?["unlocked"] == true, "\(member[7])")

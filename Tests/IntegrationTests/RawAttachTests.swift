@@ -26,8 +26,10 @@ import Testing
         try raw.send(raw: Array("second\n".utf8))
         #expect(try raw.readTextLine() == "second")
 
-        // Another client waits while the raw client holds the accessory.
-        let waiting = try other.send("transact", Params.transfer("echo", "other's turn"))
+        // Another client's request is refused at once without wait_ms, and waits with it.
+        let refused = try other.call("transact", Params.transfer("echo", "no wait"))
+        #expect(refused.code == 1002 && refused.error?.message.contains("locked by client") == true, "\(refused)")
+        let waiting = try other.send("transact", Params.transfer("echo", "other's turn", waitMs: 30_000))
         #expect(try other.messages(during: 0.3).isEmpty)
         let status = try other.call("device.status", Params.device("echo"))
         #expect(status.result?["state"] == "ready")
