@@ -99,7 +99,8 @@ struct TrafficTests {
             #"{"jsonrpc":"2.0","id":1,"method":"subscribe","params":{"device":"echo","events":["traffic"]}}"#,
             from: nobody
         )
-        #expect(nobody.response(1)?.errorCode == .permissionDenied)
+        // Refused exactly as an accessory that does not exist (a hidden one cannot be probed).
+        #expect(nobody.response(1)?.errorCode == .unknownDevice)
         // Subscribed to everything it may see: that is not this accessory.
         h.request(#"{"jsonrpc":"2.0","id":2,"method":"subscribe","params":{"events":["traffic"]}}"#, from: nobody)
         #expect(nobody.response(2)?.value?["subscribed"] == .bool(true))
