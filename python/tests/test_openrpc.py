@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import json
 import re
+import socket
 from pathlib import Path
 from typing import List
 
@@ -121,6 +123,7 @@ def test_a_session_covers_every_method_and_notification(daemon: Daemon) -> None:
             assert states.get(timeout=10) is not None
     finally:
         flaky.stop()
+    _idle_attach_ends_with_detached(recorder)
     assert recorder.take_failures() == []
     spec = recorder.spec
     missing = [m for m in spec.methods if ("result", m) not in recorder.seen]
@@ -135,3 +138,31 @@ def _flaky_echo() -> str:
     from harness import echo
 
     return echo("flaky", hangup_after=0, reappear_after_ms=300)
+
+
+def _idle_attach_ends_with_detached(recorder: Recorder) -> None:
+    """device.detached: the last line of an attach the daemon ends because no byte went either way
+    for limits.attach_idle_ms. Read on a plain socket: after the attach result the stream is raw."""
+    from harness import echo
+
+    idle = Daemon([echo("idle")], recorder, limits="{attach_idle_ms: 300}")
+    try:
+        trace = recorder.tracer()
+        request = {"jsonrpc": "2.0", "id": 1, "method": "attach", "params": {"device": "idle"}}
+        received = b""
+        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as s:
+            s.settimeout(10)
+            s.connect(str(idle.socket))
+            trace("send", request)
+            s.sendall((json.dumps(request) + "\n").encode())
+            for _ in range(1000):  # until the daemon closes (bounded: each recv waits at most 10 s)
+                chunk = s.recv(4096)
+                if not chunk:
+                    break
+                received += chunk
+        lines = [line for line in received.split(b"\n") if line.strip()]
+        assert len(lines) >= 2, f"expected the attach result and device.detached, got {received!r}"
+        trace("receive", json.loads(lines[0]))
+        trace("receive", json.loads(lines[-1]))
+    finally:
+        idle.stop()
