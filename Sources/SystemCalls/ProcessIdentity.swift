@@ -33,15 +33,3 @@ public enum ProcessIdentity {
         return trimmed.isEmpty ? nil : trimmed
     }
 }
-
-/// The wall clock, for times shown to people (when a client connected). Durations use
-/// ``MonotonicClock``. Any thread.
-public enum WallClock {
-    /// Milliseconds since the Unix epoch. The corresponding C function is `clock_gettime`
-    /// (`CLOCK_REALTIME`).
-    public static func nowMilliseconds() -> Int64 {
-        var ts = timespec()
-        clock_gettime(CLOCK_REALTIME, &ts)
-        return Int64(ts.tv_sec) * 1000 + Int64(ts.tv_nsec) / 1_000_000
-    }
-}

@@ -14,7 +14,7 @@ final class ConnectionOrigin: RequestOrigin {
     init(_ connection: ClientConnection) {
         self.connection = connection
         // Made when the connection opens (``RegistryHandler/connectionDidOpen(_:)``).
-        self.connectedSinceMs = WallClock.nowMilliseconds()
+        self.connectedSinceMs = WallClock.microsecondsSinceEpoch() / 1000
     }
 
     var clientID: UInt64 { connection.id }

@@ -29,7 +29,7 @@ struct Clients: ConnectionCommand {
             ["ID", "PID", "USER", "COMMAND", "CONNECTED", "HOLDS", "IN FLIGHT"],
             alignments: [.right, .right, .left, .left, .left, .left, .right]
         )
-        let now = WallClock.nowMilliseconds()
+        let now = WallClock.microsecondsSinceEpoch() / 1000
         for c in clients {
             func text(_ key: String) -> String {
                 switch c[key] {
