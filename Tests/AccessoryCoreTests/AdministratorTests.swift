@@ -46,7 +46,7 @@ struct AdministratorTests {
         h.request(#"{"jsonrpc":"2.0","id":1,"method":"lock","params":{"device":"echo"}}"#, from: holder)
         #expect(holder.response(1)?.value?["locked"] == .bool(true))
         h.request(
-            #"{"jsonrpc":"2.0","id":1,"method":"transact","params":{"device":"echo","data":"mine"}}"#,
+            #"{"jsonrpc":"2.0","id":1,"method":"transact","params":{"device":"echo","data":"mine","wait_ms":10000}}"#,
             from: waiter
         )
         #expect(waiter.response(1, seconds: 0.3) == nil, "parked behind the lock")

@@ -34,7 +34,7 @@ import Testing
         try #require(holder.stdout.contains(#""locked":true"#), "holder: \(holder.stdout) \(holder.stderr)")
 
         let other = try s.connect()
-        let waiting = try other.send("transact", Params.transfer("echo", "after the kick"))
+        let waiting = try other.send("transact", Params.transfer("echo", "after the kick", waitMs: 30_000))
         #expect(try other.messages(during: 0.3).isEmpty, "answered while another process held the lock")
 
         let admin = try s.connect()
