@@ -252,6 +252,8 @@ extension Accessory {
     func shutDown(error: AccessoryError, reason: String = "shut down") {
         isShutDown = true
         reopen.cancel()
+        linePoll?.cancel()
+        linePoll = nil
         failLockWaiters(error)
         queue.drain(error: error)
         for w in readyWaiters { w.finish() }

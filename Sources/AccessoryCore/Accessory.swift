@@ -63,6 +63,10 @@ public final class Accessory: @unchecked Sendable {  // @unchecked: all mutable 
     /// `resync.after_reopen: late_answer`, a reopen before then discards that answer first.
     var lateAnswerDue: LoopInstant?
     var lock = LockState()
+    /// Reads the modem lines while someone subscribes to `device.lines` (``pollLines(_:changed:)``).
+    var linePoll: LoopTimer?
+    /// The lines at the last poll.
+    var lastPolledLines: ModemLines?
     /// The waits in the queue for the accessory to become ready (`wait_ms`).
     var readyWaiters: [AwaitReadyOperation] = []
     var isShutDown = false
@@ -213,6 +217,8 @@ public final class Accessory: @unchecked Sendable {  // @unchecked: all mutable 
         o.append("settings", settingsJSON())
         o.append("queue_depth", .int(queueDepth))
         o.append("locked", .bool(lock.holder != nil))
+        // Null where the driver gives none (a pty, an RFCOMM link) or the accessory is not open.
+        o.append("lines", currentLines().map(Self.linesJSON) ?? .null)
         o.append("counters", counters.json())
         o.append("last_error", counters.lastError.map(JSONValue.string) ?? .null)
         if let trace = traceStatusJSON() { o.append("trace", trace) }

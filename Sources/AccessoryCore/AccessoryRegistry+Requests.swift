@@ -20,15 +20,22 @@ extension AccessoryRegistry {
     /// cleanly and the queue resyncs), its locks released, its subscriptions dropped. Any thread.
     public func clientLeft(_ origin: any RequestOrigin) {
         loop.execute { [self] in
-            let id = origin.clientID
-            subscriptions[id] = nil
-            inflightPerClient[id] = nil
-            for (key, op) in inflight where key.client == id {
-                inflight[key] = nil
-                if !op.accessory.unpark(op) { op.cancel() }
-            }
-            for a in accessories { a.clientLeft(id) }
+            clients[origin.clientID] = nil
+            releaseEverything(of: origin)
         }
+    }
+
+    /// Cancels the client's requests, releases its locks, drops its subscriptions. Idempotent.
+    /// Device loop.
+    func releaseEverything(of origin: any RequestOrigin) {
+        let id = origin.clientID
+        subscriptions[id] = nil
+        inflightPerClient[id] = nil
+        for (key, op) in inflight where key.client == id {
+            inflight[key] = nil
+            if !op.accessory.unpark(op) { op.cancel() }
+        }
+        for a in accessories { a.clientLeft(id) }
     }
 
     private func handleOnLoop(_ request: Request, from origin: any RequestOrigin) {
@@ -128,6 +135,8 @@ extension AccessoryRegistry {
             } catch {
                 fail(error)
             }
+        case .control(let p):
+            submit(.control(p), on: target!, timeoutMs: nil, waitMs: p.waitMs, id: id, origin: origin)
         case .attach(let p):
             submit(.attach, on: target!, timeoutMs: nil, waitMs: p.waitMs, id: id, origin: origin)
         case .cancel(let p):
@@ -147,6 +156,19 @@ extension AccessoryRegistry {
                 ok(CancelResult(cancelled: op.answeredCancelled))
             }
             op.cancel(error: OperationError.cancelled)
+        case .clientsList:
+            guard isAdministrator(origin) else {
+                return origin.respond(id: id, result: .failure(Self.administratorsOnly(.clientsList)))
+            }
+            ok(clientsListJSON())
+        case .clientDisconnect(let p):
+            guard isAdministrator(origin) else {
+                return origin.respond(id: id, result: .failure(Self.administratorsOnly(.clientDisconnect)))
+            }
+            switch disconnectClient(p.id, by: origin) {
+            case .success(let result): ok(result)
+            case .failure(let error): origin.respond(id: id, result: .failure(error))
+            }
         case .daemonStatus:
             ok(JSONValue.object(daemonStatus(for: origin)))
         }

@@ -20,7 +20,9 @@ public final class AccessoryRegistry: @unchecked Sendable {  // @unchecked: muta
     public let loop: IOLoop
     var limits: Limits
     /// In configuration order.
-    public internal(set) var accessories: [Accessory] = []
+    public internal(set) var accessories: [Accessory] = [] {
+        didSet { updateLinePolling() }  // A reload's new accessory may have `lines` subscribers.
+    }
     var byName: [String: Accessory] = [:] {
         didSet { lastLookup = nil }
     }
@@ -32,6 +34,7 @@ public final class AccessoryRegistry: @unchecked Sendable {  // @unchecked: muta
         didSet {
             for a in accessories { a.dataSubscribers = nil }
             trafficSubscriptionsChanged()
+            updateLinePolling()
         }
     }
     /// Whether some accessory had `device.traffic` subscribers at the last change of the
@@ -48,6 +51,9 @@ public final class AccessoryRegistry: @unchecked Sendable {  // @unchecked: muta
     /// How many of `inflight` each client has (`limits.max_requests_per_client`); a client with
     /// none has no entry.
     var inflightPerClient: [UInt64: Int] = [:]
+    /// The connected clients, by id (``clientJoined(_:)``, ``clientLeft(_:)``): what
+    /// `clients.list` shows and `client.disconnect` finds.
+    var clients: [UInt64: any RequestOrigin] = [:]
     /// The present udev devices matching each identity-matched accessory, by device path.
     var udevMatches: [String: [String: DeviceIdentity]] = [:]
     /// Reload changes waiting for a busy accessory to become idle, by accessory name.
@@ -225,6 +231,29 @@ public final class AccessoryRegistry: @unchecked Sendable {  // @unchecked: muta
         let found = subscriptions.values.filter { $0.events.contains(.data) && wants($0, a) }.map(\.origin)
         a.dataSubscribers = found
         return found
+    }
+
+    /// Polls the modem lines of exactly the accessories some client subscribes to `lines` of.
+    /// Device loop.
+    func updateLinePolling() {
+        for a in accessories {
+            let wanted = subscriptions.values.contains { $0.events.contains(.lines) && wants($0, a) }
+            a.pollLines(wanted) { [unowned self] a, lines in linesChanged(a, lines) }
+        }
+    }
+
+    /// `device.lines` with `{device, lines}` to the clients subscribed to it.
+    private func linesChanged(_ a: Accessory, _ lines: ModemLines) {
+        sendDataBatches()  // Data that came before the change is announced before it.
+        var line: [UInt8] = []
+        ResponseEncoder.notification(
+            method: "device.lines",
+            params: JSONValue.object(["device": .string(a.name), "lines": Accessory.linesJSON(lines)]),
+            into: &line
+        )
+        for s in subscriptions.values where s.events.contains(.lines) && wants(s, a) {
+            s.origin.notify(line: line)
+        }
     }
 
     func wants(_ s: Subscription, _ a: Accessory) -> Bool {

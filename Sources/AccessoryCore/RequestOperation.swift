@@ -23,6 +23,8 @@ final class RequestOperation: LoopOperation, @unchecked Sendable {  // @unchecke
         case read(maxFrames: Int)
         /// Holds the accessory and turns the connection raw (``RawSession``).
         case attach
+        /// Modem lines and break (`RequestOperation+Control.swift`).
+        case control(ControlParams)
 
         var methodName: String {
             switch self {
@@ -30,6 +32,7 @@ final class RequestOperation: LoopOperation, @unchecked Sendable {  // @unchecke
             case .write: "write"
             case .read: "read"
             case .attach: "attach"
+            case .control: "control"
             }
         }
     }
@@ -59,6 +62,8 @@ final class RequestOperation: LoopOperation, @unchecked Sendable {  // @unchecke
     private var answeredAtStart = false
     /// Whether the one response was the `cancelled` error (what a `cancel` of it reports).
     private(set) var answeredCancelled = false
+    /// A `control`'s answer, set just before it finishes.
+    var controlResult: JSONValue?
 
     init(accessory: Accessory, kind: Kind, timeoutMs: Int, requestID: RequestID, origin: any RequestOrigin) {
         self.accessory = accessory
@@ -107,6 +112,11 @@ final class RequestOperation: LoopOperation, @unchecked Sendable {  // @unchecke
             }
         case .read:
             break
+        case .control(let params):
+            // Sends no frame and claims none: what the device says meanwhile (a boot banner after
+            // a reset) goes to subscribers.
+            executeControl(params)
+            return
         case .attach:
             // Single file: every request queued before it has finished, and it stays executing
             // until the session ends (`Accessory.endRawSession`), so none queued after it runs
@@ -128,7 +138,7 @@ final class RequestOperation: LoopOperation, @unchecked Sendable {  // @unchecke
     func offer(frame: [UInt8]) -> Bool {
         guard state == .executing else { return false }
         switch kind {
-        case .write, .attach:
+        case .write, .attach, .control:
             return false
         case .transact:
             frames.append(Frame(frame))
@@ -178,6 +188,8 @@ final class RequestOperation: LoopOperation, @unchecked Sendable {  // @unchecke
     override var needsResync: Bool {
         // After a raw session the device may still answer what the raw client sent last.
         if case .attach = kind { return true }
+        // A control sent nothing to answer; what a reset device prints is for subscribers.
+        if case .control = kind { return false }
         // A transaction that timed out may still be answered: discard what comes late. A read that
         // timed out sent nothing, so there is nothing to resync.
         if expired, case .read = kind { return false }
@@ -270,6 +282,8 @@ final class RequestOperation: LoopOperation, @unchecked Sendable {  // @unchecke
             origin.respond(id: requestID, result: .success(ReadResult(frames: frames)))
         case .attach:
             break  // Answered when it started.
+        case .control:
+            origin.respond(id: requestID, result: .success(controlResult ?? .null))
         }
     }
 }

@@ -12,6 +12,10 @@ public protocol RequestOrigin: AnyObject, Sendable {
     var gid: gid_t { get }
     /// Supplementary groups, best effort.
     var groups: [gid_t] { get }
+    /// The client's process id at connect (0 when unknown), for `clients.list`.
+    var pid: Int32 { get }
+    /// When the client connected, in milliseconds since the Unix epoch (0 when unknown).
+    var connectedSinceMs: Int64 { get }
     /// Sends the one response to request `id`. Called exactly once per request.
     func respond(id: RequestID, result: Result<any JSONEncodable & Sendable, RPCError>)
     /// Sends already-encoded notifications: one line or several, each ending with "\n". On a
@@ -24,4 +28,9 @@ public protocol RequestOrigin: AnyObject, Sendable {
     func pauseRawInput(_ paused: Bool)
     /// Closes the client's connection (its raw device went away).
     func disconnect(reason: String)
+}
+
+extension RequestOrigin {
+    public var pid: Int32 { 0 }
+    public var connectedSinceMs: Int64 { 0 }
 }

@@ -20,6 +20,15 @@ extension Method {
         case .daemonStatus:
             _ = try reader([])
             return .daemonStatus
+        case .clientsList:
+            _ = try reader([])
+            return .clientsList
+        case .clientDisconnect:
+            let read = try reader(["id"])
+            let id = try read.required("id") { (key) throws(RPCError) in
+                try read.integer(key, in: 1...Int64.max, what: "a client id (a positive integer, from clients.list)")
+            }
+            return .clientDisconnect(ClientParams(id: UInt64(id)))
         case .deviceStatus, .unlock:
             let read = try reader(["device"])
             let params = DeviceParams(device: try read.required("device", read.device))
@@ -67,6 +76,8 @@ extension Method {
                     waitMs: try read.milliseconds("wait_ms", allowZero: true)
                 )
             )
+        case .control:
+            return .control(try reader(["device", "dtr", "rts", "sequence", "break_ms", "wait_ms"]).controlParams())
         case .cancel:
             let read = try reader(["id"])
             return .cancel(CancelParams(id: try read.required("id", read.requestID)))

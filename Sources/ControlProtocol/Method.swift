@@ -14,6 +14,9 @@ public enum MethodName: String, Sendable, CaseIterable {
     case cancel
     case daemonStatus = "daemon.status"
     case attach
+    case control
+    case clientsList = "clients.list"
+    case clientDisconnect = "client.disconnect"
 }
 
 /// A method call with its typed params, as decoded from (or encoded into) a request.
@@ -45,6 +48,15 @@ public enum Method: Sendable, Hashable {
     /// Holds the accessory for this connection and turns the connection into a raw byte stream
     /// to and from it (`{attached, device}`, then no more JSON), until the client disconnects.
     case attach(AttachParams)
+    /// Sets DTR/RTS, runs a timed sequence of line settings, sends a break; queued single-file
+    /// like `transact` (`{device, lines}`: the modem lines afterwards, or null).
+    case control(ControlParams)
+    /// The connected clients and what each holds; for root and the daemon's own user only
+    /// (`{clients:[…]}`). Takes no params.
+    case clientsList
+    /// Ends one client's connection: its locks are released, its requests answered
+    /// (`{disconnected, id}`). For root and the daemon's own user only.
+    case clientDisconnect(ClientParams)
 
     /// The method's wire name.
     public var name: MethodName {
@@ -61,19 +73,23 @@ public enum Method: Sendable, Hashable {
         case .cancel: .cancel
         case .daemonStatus: .daemonStatus
         case .attach: .attach
+        case .control: .control
+        case .clientsList: .clientsList
+        case .clientDisconnect: .clientDisconnect
         }
     }
 
     /// The accessory the call names, if any: what the access policy checks.
     public var device: String? {
         switch self {
-        case .devicesList, .daemonStatus, .cancel: nil
+        case .devicesList, .daemonStatus, .cancel, .clientsList, .clientDisconnect: nil
         case .deviceStatus(let params), .unlock(let params): params.device
         case .transact(let params), .write(let params): params.device
         case .read(let params): params.device
         case .subscribe(let params), .unsubscribe(let params): params.device
         case .lock(let params): params.device
         case .attach(let params): params.device
+        case .control(let params): params.device
         }
     }
 

@@ -98,7 +98,7 @@ struct ParamReader {
         }
     }
 
-    /// `events`: a non-empty array of "data" / "state" / "traffic".
+    /// `events`: a non-empty array of "data" / "state" / "traffic" / "lines".
     func events() throws(RPCError) -> Set<EventKind>? {
         guard let value = value("events") else { return nil }
         let names = EventKind.allCases.map { "\"\($0.rawValue)\"" }
@@ -109,7 +109,7 @@ struct ParamReader {
             )
         }
         guard !elements.isEmpty else {
-            throw .invalidParams("params.events must not be empty (omit it for all events)")
+            throw .invalidParams("params.events must not be empty (omit it for data and state)")
         }
         var kinds = Set<EventKind>()
         for (index, element) in elements.enumerated() {

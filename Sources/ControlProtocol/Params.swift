@@ -70,8 +70,11 @@ public enum EventKind: String, Sendable, Hashable, CaseIterable {
     /// `device.traffic`: every byte to and from the accessory (``TrafficRecord``). Only when
     /// asked for by name: it costs the daemon work on every read and write.
     case traffic
+    /// `device.lines`: the modem input lines changed (polled while someone subscribes). Only
+    /// when asked for by name: it costs an ioctl every 50 ms per accessory.
+    case lines
 
-    /// What a `subscribe` without `events` gives: data and state, not traffic.
+    /// What a `subscribe` without `events` gives: data and state, not traffic or lines.
     public static let defaultKinds: Set<EventKind> = [.data, .state]
 }
 
@@ -130,4 +133,13 @@ public struct AttachParams: Sendable, Hashable {
         self.device = device
         self.waitMs = waitMs
     }
+}
+
+/// `{id}`: for `client.disconnect`; a client's id as `clients.list` shows it.
+///
+/// Threading: a value. Any thread.
+public struct ClientParams: Sendable, Hashable {
+    public var id: UInt64
+
+    public init(id: UInt64) { self.id = id }
 }

@@ -26,8 +26,10 @@ extension Method {
     /// `data` when it is valid UTF-8 and as `data_base64` otherwise.
     public var params: JSONObject? {
         switch self {
-        case .devicesList, .daemonStatus:
+        case .devicesList, .daemonStatus, .clientsList:
             return nil
+        case .clientDisconnect(let params):
+            return ["id": .integer(Int64(clamping: params.id))]
         case .deviceStatus(let params), .unlock(let params):
             return ["device": .string(params.device)]
         case .transact(let params), .write(let params):
@@ -64,6 +66,8 @@ extension Method {
             return object
         case .cancel(let params):
             return ["id": params.id.json]
+        case .control(let params):
+            return params.json
         }
     }
 }

@@ -55,6 +55,7 @@ public enum Epoll {
             case .error(.interrupted): return 0
             case .error(let e): throw SyscallError(.epoll_wait, e)
             case .limit(let n): max = CInt(Swift.max(1, Swift.min(Int(max), n)))
+            case .answer: break  // Events cannot be made up: the call goes to the kernel.
             }
         }
         let n = cas_epoll_wait(epfd, events.baseAddress, data.baseAddress, max, timeoutMilliseconds)

@@ -15,6 +15,10 @@ public enum FaultInjection {
         case error(Errno)
         /// A read or write moves at most this many bytes (a short read/write).
         case limit(Int)
+        /// The call succeeds without reaching the kernel and returns `value`; a wrapper whose call
+        /// reports through memory reports `value` instead (``Termios/modemLines(_:)``: the lines).
+        /// What a pty cannot do, as a device that has it would.
+        case answer(CInt)
     }
 
     public typealias Rule = @Sendable (SyscallName, CInt) -> Fault?

@@ -29,6 +29,9 @@ public struct FileStatus: Sendable, Equatable {
     public var size: Int64
     /// How many names the file has (hard links).
     public var linkCount: UInt64
+    /// For a device node, the major number of the device it stands for (`major(st_rdev)`): the
+    /// driver, as `/proc/devices` names it. 0 for other files.
+    public var deviceMajor: UInt32
 
     /// A status with these fields (tests state the cases a rule must judge this way).
     public init(
@@ -39,8 +42,10 @@ public struct FileStatus: Sendable, Equatable {
         device: UInt64 = 0,
         inode: UInt64 = 0,
         size: Int64 = 0,
-        linkCount: UInt64 = 1
+        linkCount: UInt64 = 1,
+        deviceMajor: UInt32 = 0
     ) {
+        self.deviceMajor = deviceMajor
         self.kind = kind
         self.permissions = permissions
         self.owner = owner
@@ -69,6 +74,11 @@ public struct FileStatus: Sendable, Equatable {
         inode = UInt64(st.st_ino)
         size = Int64(st.st_size)
         linkCount = UInt64(st.st_nlink)
+        let rdev = UInt64(st.st_rdev)
+        // glibc's major(): the macro is not imported into Swift.
+        deviceMajor =
+            kind == .characterDevice || kind == .blockDevice
+            ? UInt32(truncatingIfNeeded: ((rdev >> 8) & 0xfff) | ((rdev >> 32) & 0xffff_f000)) : 0
     }
 }
 
@@ -79,6 +89,18 @@ extension FileIO {
         var st = stat()
         do {
             _ = try syscallValue(.lstat) { Glibc.lstat(path, &st) }
+        } catch  where error.errno == .noSuchFileOrDirectory {
+            return nil
+        }
+        return FileStatus(st)
+    }
+
+    /// The status of the file `path` leads to (symbolic links followed, as `open` does), or `nil`
+    /// when nothing is there (`ENOENT`). The corresponding C function is `fstatat` (`AT_FDCWD`, links followed). Any thread.
+    public static func status(followingLinks path: String) throws(SyscallError) -> FileStatus? {
+        var st = stat()
+        do {
+            _ = try syscallValue(.fstatat) { fstatat(AT_FDCWD, path, &st, 0) }
         } catch  where error.errno == .noSuchFileOrDirectory {
             return nil
         }

@@ -27,6 +27,13 @@ public enum SyscallName: String, Sendable, CaseIterable {
     /// `getsockopt` for `SO_PEERGROUPS`, named apart so that a test can fail it alone (a kernel
     /// without it) while `SO_PEERCRED` still works.
     case getsockoptPeerGroups = "getsockopt(SO_PEERGROUPS)"
+    /// The modem-line and break ioctls, named apart from other ioctls so that a test can make
+    /// them behave as a real UART's would (on a pty they fail with `ENOTTY`).
+    case tiocmget = "ioctl(TIOCMGET)"
+    case tiocmbis = "ioctl(TIOCMBIS)"
+    case tiocmbic = "ioctl(TIOCMBIC)"
+    case tiocsbrk = "ioctl(TIOCSBRK)"
+    case tioccbrk = "ioctl(TIOCCBRK)"
 }
 
 /// A failed system call: which call, and the errno it gave.
@@ -72,6 +79,8 @@ func syscall<T: FixedWidthInteger & Sendable>(
                 // Short read/write: the wrapper shrinks the buffer it hands the kernel.
                 result = body(Swift.max(1, n))
                 if result == -1 { savedErrno = Glibc.errno }
+            case .answer(let value):
+                return .processed(T(truncatingIfNeeded: value))
             }
         } else {
             result = body(Int.max)

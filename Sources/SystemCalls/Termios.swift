@@ -42,19 +42,27 @@ public enum Termios {
     /// Reads the modem lines. Throws `ENOTTY` where the device has none (ptys). `TIOCMGET`.
     public static func modemLines(_ fd: CInt) throws(SyscallError) -> ModemLines {
         var v: CInt = 0
-        _ = try syscallValue(.ioctl, fd: fd) { cas_ioctl_int(fd, CAS_TIOCMGET, &v) }
-        return ModemLines(rawValue: v)
+        // The body returns the lines themselves (never -1: TIOCM bits are positive), so that an
+        // injected `.answer` stands for them.
+        let lines = try syscallValue(.tiocmget, fd: fd) { () -> CInt in
+            cas_ioctl_int(fd, CAS_TIOCMGET, &v) == -1 ? -1 : v
+        }
+        return ModemLines(rawValue: lines)
     }
 
     /// Raises (`on`) or lowers lines. `TIOCMBIS`/`TIOCMBIC`.
     public static func setModemLines(_ fd: CInt, _ lines: ModemLines, on: Bool) throws(SyscallError) {
         var v = lines.rawValue
-        _ = try syscallValue(.ioctl, fd: fd) { cas_ioctl_int(fd, on ? CAS_TIOCMBIS : CAS_TIOCMBIC, &v) }
+        _ = try syscallValue(on ? .tiocmbis : .tiocmbic, fd: fd) {
+            cas_ioctl_int(fd, on ? CAS_TIOCMBIS : CAS_TIOCMBIC, &v)
+        }
     }
 
     /// Starts (`on`) or stops a break condition. `TIOCSBRK`/`TIOCCBRK`.
     public static func setBreak(_ fd: CInt, on: Bool) throws(SyscallError) {
-        _ = try syscallValue(.ioctl, fd: fd) { cas_ioctl_none(fd, on ? CAS_TIOCSBRK : CAS_TIOCCBRK) }
+        _ = try syscallValue(on ? .tiocsbrk : .tioccbrk, fd: fd) {
+            cas_ioctl_none(fd, on ? CAS_TIOCSBRK : CAS_TIOCCBRK)
+        }
     }
 
     public enum FlushQueue: UInt {

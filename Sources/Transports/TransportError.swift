@@ -10,8 +10,12 @@ public enum TransportError: Error, Sendable, Equatable, CustomStringConvertible 
     case notFound(path: String)
     /// Another process holds the device (`TIOCEXCL` or the `flock`).
     case inUse(path: String)
-    /// The daemon may not open the device.
+    /// The daemon may not open the device (`EACCES`: the file's owner, group and mode).
     case permissionDenied(path: String)
+    /// The device cgroup refused the open (`EPERM` on a device node: under systemd, the unit's
+    /// `DevicePolicy=` with no `DeviceAllow=` for this driver). `deviceAllow` is the line to add
+    /// (``DeviceAllowHint``), when it could be worked out.
+    case refusedByDevicePolicy(path: String, deviceAllow: String?)
     /// The path is not a terminal device, so it cannot be a serial port.
     case notATerminal(path: String)
     /// A requested setting is out of range (before anything reached the device).
@@ -46,6 +50,14 @@ public enum TransportError: Error, Sendable, Equatable, CustomStringConvertible 
             return "permission denied opening \(path) (is the daemon's user in the device's group, e.g. dialout?)"
         case .permissionDenied(let what):
             return "permission denied opening \(what)"
+        case .refusedByDevicePolicy(let path, let deviceAllow):
+            // Not the group hint: file permissions are not what refused it, so adding the user to
+            // dialout would change nothing.
+            let fix =
+                deviceAllow.map { "add \($0) to the unit (a drop-in in /etc/systemd/system/accessoryd.service.d/)" }
+                ?? "add a DeviceAllow= line for its driver to the unit"
+            return "opening \(path) was refused by the device policy (EPERM): "
+                + "the service's DevicePolicy= allows only the devices its DeviceAllow= lines name; \(fix)"
         case .notATerminal(let path):
             return "\(path) is not a serial device (not a terminal)"
         case .invalidSettings(let what):

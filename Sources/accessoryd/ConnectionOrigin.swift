@@ -2,19 +2,26 @@ import AccessoryCore
 import ControlProtocol
 import ControlServer
 import Glibc
+import SystemCalls
 
 /// A control-server connection seen as a request origin by the accessory registry.
 ///
 /// Any thread (immutable; the connection's senders are thread-safe).
 final class ConnectionOrigin: RequestOrigin {
     let connection: ClientConnection
+    let connectedSinceMs: Int64
 
-    init(_ connection: ClientConnection) { self.connection = connection }
+    init(_ connection: ClientConnection) {
+        self.connection = connection
+        // Made when the connection opens (``RegistryHandler/connectionDidOpen(_:)``).
+        self.connectedSinceMs = WallClock.microsecondsSinceEpoch() / 1000
+    }
 
     var clientID: UInt64 { connection.id }
     var uid: uid_t { connection.credentials.uid }
     var gid: gid_t { connection.credentials.gid }
     var groups: [gid_t] { connection.credentials.groups }
+    var pid: Int32 { connection.credentials.pid }
 
     func respond(id: RequestID, result: Result<any JSONEncodable & Sendable, RPCError>) {
         switch result {
@@ -41,7 +48,9 @@ final class RegistryHandler: ControlRequestHandler {
     init(registry: AccessoryRegistry) { self.registry = registry }
 
     func connectionDidOpen(_ connection: ClientConnection) {
-        origins.insert(ConnectionOrigin(connection))
+        let origin = ConnectionOrigin(connection)
+        origins.insert(origin)
+        registry.clientJoined(origin)
     }
 
     func handle(_ request: Request, from connection: ClientConnection) {

@@ -15,9 +15,12 @@ final class RecordingOrigin: RequestOrigin, @unchecked Sendable {  // @unchecked
     let gid: gid_t
     let groups: [gid_t]
     private let state = Locked<
-        (responses: [RequestID: Result<[UInt8], RPCError>], notifications: [[UInt8]], duplicates: Int)
+        (
+            responses: [RequestID: Result<[UInt8], RPCError>], notifications: [[UInt8]], duplicates: Int,
+            disconnects: [String]
+        )
     >(
-        ([:], [], 0)
+        ([:], [], 0, [])
     )
 
     init(clientID: UInt64, uid: uid_t = 0, gid: gid_t = 0, groups: [gid_t] = []) {
@@ -43,10 +46,11 @@ final class RecordingOrigin: RequestOrigin, @unchecked Sendable {  // @unchecked
     // Raw sessions are tested end to end (IntegrationTests/RawAttachTests) with a real connection.
     func beginRaw(input: @escaping @Sendable ([UInt8]) -> Void) {}
     func pauseRawInput(_ paused: Bool) {}
-    func disconnect(reason: String) {}
+    func disconnect(reason: String) { state.withLock { $0.disconnects.append(reason) } }
 
     var duplicates: Int { state.withLock { $0.duplicates } }
     var notifications: [[UInt8]] { state.withLock { $0.notifications } }
+    var disconnectReasons: [String] { state.withLock { $0.disconnects } }
 
     /// Waits (bounded) for the response to `id`; the result as parsed JSON.
     func response(_ id: Int64, seconds: Double = 10) -> Result<JSONValue, RPCError>? {

@@ -40,6 +40,28 @@ import Testing
             peer.reply(request.id, CancelResult(cancelled: false))
         case .subscribe, .unsubscribe, .unlock, .attach:
             peer.reply(request.id, JSONValue.object([:]))
+        case .control(let params):
+            // The lines as the request left them: what `accessoryctl line` prints back.
+            let steps = params.sequence
+            let dtr = steps.last(where: { $0.dtr != nil })?.dtr ?? params.dtr ?? false
+            let rts = steps.last(where: { $0.rts != nil })?.rts ?? params.rts ?? false
+            peer.reply(
+                request.id,
+                JSONValue.object([
+                    "device": .string(params.device),
+                    "lines": .object([
+                        "dtr": .bool(dtr), "rts": .bool(rts), "cts": true, "dsr": false, "dcd": false, "ri": false,
+                    ]),
+                ])
+            )
+        case .clientsList:
+            let client: JSONObject = [
+                "id": 3, "pid": 4121, "uid": 1000, "user": "ann", "command": "minicom", "connected_since_ms": 0,
+                "locks": .array(["modem"]), "attached": nil, "subscribed": .array([]), "requests_in_flight": 2,
+            ]
+            peer.reply(request.id, JSONValue.object(["clients": .array([.object(client)])]))
+        case .clientDisconnect(let params):
+            peer.reply(request.id, JSONValue.object(["disconnected": true, "id": .integer(Int64(params.id))]))
         }
     }
 

@@ -158,16 +158,17 @@ struct MethodParamsTests {
                 == .unsubscribe(SubscriptionParams(events: [.data, .state]))
         )
         #expect(
-            invalidParams("subscribe", #"{"events":[]}"#) == "params.events must not be empty (omit it for all events)"
+            invalidParams("subscribe", #"{"events":[]}"#)
+                == "params.events must not be empty (omit it for data and state)"
         )
         #expect(
             invalidParams("subscribe", #"{"events":"data"}"#)?.contains(
-                #"params.events must be an array of "data", "state" or "traffic" (got "data")"#
+                #"params.events must be an array of "data", "state", "traffic" or "lines" (got "data")"#
             ) == true
         )
         #expect(
             invalidParams("subscribe", #"{"events":["data","nope"]}"#)
-                == #"params.events[1] must be "data", "state" or "traffic" (got "nope")"#
+                == #"params.events[1] must be "data", "state", "traffic" or "lines" (got "nope")"#
         )
         #expect(
             invalidParams("subscribe", #"{"device":7}"#)?.contains("params.device must be an accessory name") == true
@@ -214,6 +215,17 @@ struct MethodParamsTests {
             .lock(LockParams(device: "m", timeoutMs: 1, leaseMs: 2)), .unlock(DeviceParams(device: "m")),
             .cancel(CancelParams(id: .string("x"))), .cancel(CancelParams(id: .int(-3))),
             .attach(AttachParams(device: "m", waitMs: 0)), .attach(AttachParams(device: "m")),
+            .control(ControlParams(device: "esp", dtr: true)),
+            .control(
+                ControlParams(
+                    device: "esp",
+                    rts: false,
+                    sequence: [LineStep(dtr: false, rts: true, ms: 100), LineStep(dtr: true, ms: 0)],
+                    breakMs: 250,
+                    waitMs: 0
+                )
+            ),
+            .clientsList, .clientDisconnect(ClientParams(id: 7)),
         ]
         #expect(Set(methods.map(\.name)) == Set(MethodName.allCases))
         for (index, method) in methods.enumerated() {

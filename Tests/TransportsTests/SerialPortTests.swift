@@ -252,7 +252,7 @@ import Transports
         let fd = try #require(port.channel.fileDescriptor)
         var outcome: Result<ControlOutcome, TransportError>?
         let notTTY = FaultInjection.install { name, target in
-            target == fd && name == .ioctl ? .error(.inappropriateIOCTLForDevice) : nil
+            target == fd && (name == .ioctl || name == .tiocsbrk) ? .error(.inappropriateIOCTLForDevice) : nil
         }
         port.sendBreak(for: .milliseconds(1)) { outcome = $0 }
         let flushed = Result { () throws(TransportError) in try port.flush(.input) }

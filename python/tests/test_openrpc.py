@@ -106,6 +106,18 @@ def test_a_session_covers_every_method_and_notification(daemon: Daemon) -> None:
         with client.attach("echo", timeout=2) as raw:
             raw.write(b"x\n")
             raw.readline()
+        # Modem lines and break: a pty takes a break (its lines it has not: device.lines cannot be
+        # exercised here, see below).
+        client.call("control", {"device": "echo", "break_ms": 1})
+        # The administrator's methods (the tests run the daemon as their own user).
+        victim = accessoryd.Client(daemon.socket)
+        victim.devices()
+        ids = [c["id"] for c in client.call("clients.list")["clients"]]
+        client.call("client.disconnect", {"id": max(ids)})
+        try:
+            victim.close()
+        except accessoryd.AccessorydError:
+            pass
         for bad in (lambda: client.status("nonesuch"), lambda: client.transact("off", "x"), lambda: client.call("nope")):
             try:
                 bad()
@@ -128,7 +140,9 @@ def test_a_session_covers_every_method_and_notification(daemon: Daemon) -> None:
     spec = recorder.spec
     missing = [m for m in spec.methods if ("result", m) not in recorder.seen]
     assert missing == [], f"no validated result for {missing}"
-    assert {n for n in spec.notifications if ("notification", n) not in recorder.seen} == set()
+    # device.lines needs modem lines, which the simulators' ptys do not have (ENOTTY): its schema
+    # is checked by the Swift tests' fault-seam UART (LineControlTests) instead.
+    assert {n for n in spec.notifications if ("notification", n) not in recorder.seen} == {"device.lines"}
     assert ("error", "device.status", 1001) in recorder.seen
     assert ("error", "transact", 1002) in recorder.seen
     assert ("error", "transact", 1005) in recorder.seen

@@ -10,7 +10,7 @@ extension SerialPort {
     @discardableResult
     public func setModemLines(_ lines: ModemLines, asserted: Bool) throws(TransportError) -> ControlOutcome {
         let fd = try openDescriptor()
-        return try control("set \(lines) \(asserted ? "on" : "off")") { () throws(SyscallError) in
+        return try control("\(asserted ? "assert" : "de-assert") \(lines)") { () throws(SyscallError) in
             try Termios.setModemLines(fd, Termios.ModemLines(rawValue: lines.rawValue), on: asserted)
         }
     }

@@ -134,12 +134,16 @@ public final class SerialPort: @unchecked Sendable {  // @unchecked: all mutable
         }
     }
 
-    private static func openError(_ error: SyscallError, path: String) -> TransportError {
+    static func openError(_ error: SyscallError, path: String) -> TransportError {
         switch error.errno {
         case .noSuchFileOrDirectory, .noSuchAddressOrDevice, .operationNotSupportedByDevice, .notDirectory:
             return .notFound(path: path)
-        case .permissionDenied, .notPermitted:
+        case .permissionDenied:
             return .permissionDenied(path: path)
+        case .notPermitted:
+            // A device node the file mode lets us open fails with EPERM only when a device cgroup
+            // (systemd's DevicePolicy=) refuses it.
+            return .refusedByDevicePolicy(path: path, deviceAllow: DeviceAllowHint.line(forDeviceAt: path))
         case .resourceBusy:
             return .inUse(path: path)
         default:

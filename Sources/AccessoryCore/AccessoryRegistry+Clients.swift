@@ -1,0 +1,68 @@
+import ControlProtocol
+import SystemCalls
+
+/// The administrator's view: `clients.list` and `client.disconnect`, for root and the daemon's
+/// own user. Anyone else gets `permission_denied` (1006) and learns nothing about other clients,
+/// not even how many there are. Device loop only (except ``clientJoined(_:)``).
+extension AccessoryRegistry {
+    /// A client connected: it is listed from now on, even before its first request. Any thread.
+    public func clientJoined(_ origin: any RequestOrigin) {
+        loop.execute { [self] in clients[origin.clientID] = origin }
+    }
+
+    /// Whether `origin` may see and end other clients: root, or the user the daemon runs as.
+    func isAdministrator(_ origin: any RequestOrigin) -> Bool {
+        AccessControl.isPrivileged(uid: origin.uid)
+    }
+
+    static func administratorsOnly(_ method: MethodName) -> RPCError {
+        RPCError(.permissionDenied, "\(method.rawValue) is for root and the daemon's own user only")
+    }
+
+    /// `{clients:[{id, pid, uid, user, command, connected_since_ms, locks, attached, subscribed,
+    /// requests_in_flight}]}`, in connection order.
+    func clientsListJSON() -> JSONValue {
+        var held: [UInt64: (locks: [String], attached: String?)] = [:]
+        for a in accessories {
+            if let holder = a.lock.holder { held[holder, default: ([], nil)].locks.append(a.name) }
+            if let raw = a.rawSession { held[raw.origin.clientID, default: ([], nil)].attached = a.name }
+        }
+        var requests: [UInt64: Int] = [:]
+        for key in inflight.keys { requests[key.client, default: 0] += 1 }
+        let list = clients.values.sorted { $0.clientID < $1.clientID }.map { c -> JSONValue in
+            let id = c.clientID
+            var o = JSONObject()
+            o.append("id", .integer(Int64(clamping: id)))
+            o.append("pid", .int(Int(c.pid)))
+            o.append("uid", .int(Int(c.uid)))
+            o.append("user", ProcessIdentity.userName(ofID: c.uid).map(JSONValue.string) ?? .null)
+            o.append("command", ProcessIdentity.commandName(ofProcess: c.pid).map(JSONValue.string) ?? .null)
+            o.append("connected_since_ms", .integer(c.connectedSinceMs))
+            o.append("locks", .array((held[id]?.locks ?? []).map(JSONValue.string)))
+            o.append("attached", held[id]?.attached.map(JSONValue.string) ?? .null)
+            let subscribed: JSONValue =
+                switch subscriptions[id]?.devices {
+                case nil where subscriptions[id] != nil: .string("all")
+                case let devices?: .array(devices.sorted().map(JSONValue.string))
+                default: .array([])
+                }
+            o.append("subscribed", subscribed)
+            o.append("requests_in_flight", .int(requests[id] ?? 0))
+            return .object(o)
+        }
+        return .object(["clients": .array(list)])
+    }
+
+    /// Ends client `id`'s connection and, at once rather than when the close comes round, what
+    /// it held: its queued requests are cancelled, its executing one finished, its locks
+    /// released (the next waiter is served), its subscriptions dropped.
+    func disconnectClient(_ id: UInt64, by admin: any RequestOrigin) -> Result<JSONValue, RPCError> {
+        guard let target = clients[id] else {
+            return .failure(RPCError(.invalidParams, "no client with id \(id) is connected (see clients.list)"))
+        }
+        log(.notice, "client \(id) (pid \(target.pid), uid \(target.uid)) disconnected by uid \(admin.uid)")
+        target.disconnect(reason: "disconnected by an administrator (uid \(admin.uid))")
+        releaseEverything(of: target)
+        return .success(.object(["disconnected": true, "id": .integer(Int64(clamping: id))]))
+    }
+}
