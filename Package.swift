@@ -112,11 +112,13 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
+        // The pure parts of accessoryctl's interactive attach: escape key, mappings, screen, log.
+        .target(name: "AttachTerminal", swiftSettings: strict),
         // The command-line client. SystemCalls and IOLoop: its output, environment and signals.
         .executableTarget(
             name: "accessoryctl",
             dependencies: [
-                "AccessoryClient", "ControlProtocol", "SystemCalls", "IOLoop", "TrafficTrace",
+                "AccessoryClient", "ControlProtocol", "SystemCalls", "IOLoop", "TrafficTrace", "AttachTerminal",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strict
@@ -199,6 +201,7 @@ let package = Package(
             dependencies: ["AccessoryClient", "ControlProtocol", "IOLoop", "SystemCalls", "AccessoryTestSupport"],
             swiftSettings: strict
         ),
+        .testTarget(name: "AttachTerminalTests", dependencies: ["AttachTerminal"], swiftSettings: strict),
         .testTarget(
             name: "AccessoryCoreTests",
             dependencies: [

@@ -30,6 +30,8 @@ if [ -x /usr/bin/python3 ]; then
 else
   missing+=(python3 python3-pytest python3-jsonschema mypy python3-serial)
 fi
+# tmux: the interactive attach tests type into a tmux pane and read its screen.
+command -v tmux >/dev/null 2>&1 || missing+=(tmux)
 # systemd-analyze (make units) and systemd-socket-activate (the socket-activation test).
 command -v systemd-socket-activate >/dev/null 2>&1 || missing+=(systemd)
 if [ "${1:-}" = "--bench" ]; then

@@ -10,7 +10,7 @@ public enum ExternalProgram {
     /// The Debian package that provides each program, for the skip reasons.
     static let packages = [
         "python3": "python3", "setpriv": "util-linux", "prlimit": "util-linux", "strace": "strace",
-        "systemd-socket-activate": "systemd", "socat": "socat",
+        "systemd-socket-activate": "systemd", "socat": "socat", "tmux": "tmux",
     ]
 
     /// The folders searched when `PATH` is unset (glibc's `execvp` default plus the sbin folders).

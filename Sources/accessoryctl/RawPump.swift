@@ -8,6 +8,9 @@ import SystemCalls
 /// copies standard input to the socket and the socket to standard output until the input ends
 /// (and the device has been quiet for `linger`), a SIGINT or SIGTERM, or the daemon hangs up.
 ///
+/// With a ``PumpTerminal`` (standard input is a terminal), what is typed and what the device
+/// sends pass through it; without one, bytes go through untouched.
+///
 /// Threading: one thread (the caller's), which runs a loop of its own until the pump ends.
 final class RawPump {
     enum Outcome {
@@ -31,15 +34,23 @@ final class RawPump {
     private var inputEnded = false
     private var lingerTimer: LoopTimer?
     private var outcome: Outcome?
+    private let terminal: (any PumpTerminal)?
 
-    private init(loop: IOLoop, request: [UInt8], linger: Duration) {
+    private init(loop: IOLoop, request: [UInt8], linger: Duration, terminal: (any PumpTerminal)?) {
         self.loop = loop
         self.toDaemon = request
         self.linger = linger
+        self.terminal = terminal
     }
 
-    /// Runs the whole session on the calling thread.
-    static func run(socket: consuming OwnedFD, request: [UInt8], linger: Duration) -> Outcome {
+    /// Runs the whole session on the calling thread. With a `terminal`, SIGHUP ends it as well
+    /// (the terminal closed), so that the caller restores the terminal's settings.
+    static func run(
+        socket: consuming OwnedFD,
+        request: [UInt8],
+        linger: Duration,
+        terminal: (any PumpTerminal)? = nil
+    ) -> Outcome {
         let loop: IOLoop
         do {
             loop = try IOLoop.forCurrentThread(name: "attach")
@@ -47,7 +58,8 @@ final class RawPump {
             return .failed(.connectionFailed(path: "", reason: "cannot start an event loop: \(error)"))
         }
         defer { loop.shutdown() }
-        let pump = RawPump(loop: loop, request: request, linger: linger)
+        let pump = RawPump(loop: loop, request: request, linger: linger, terminal: terminal)
+        defer { terminal?.finished() }
         do {
             try pump.start(socket: socket)
         } catch {
@@ -61,7 +73,7 @@ final class RawPump {
         socket = try loop.addSource(owning: descriptor, interest: [.readable, .writable]) { [unowned self] events in
             socketEvents(events)
         }
-        let signals = try SignalPipe.install([SIGINT, SIGTERM])
+        let signals = try SignalPipe.install(terminal == nil ? [SIGINT, SIGTERM] : [SIGINT, SIGTERM, SIGHUP])
         let signalFD = signals.rawValue
         _ = try loop.addSource(owning: signals, interest: .readable) { [unowned self] _ in
             while (try? SignalPipe.next(signalFD)) != nil {}
@@ -114,7 +126,8 @@ final class RawPump {
             case .success(.response(let response)) where response.result?["attached"] == true:
                 attached = true
                 answer = []
-                if !rest.isEmpty { printOutput(rest) }
+                terminal?.attached(loop: loop) { [unowned self] in end(.finished) }
+                if !rest.isEmpty { printOutput(terminal?.fromDevice(rest) ?? rest) }
                 readMoreInput()
             default:
                 end(
@@ -127,7 +140,7 @@ final class RawPump {
             }
             return
         }
-        printOutput(bytes)
+        printOutput(terminal?.fromDevice(bytes) ?? bytes)
     }
 
     private func printOutput(_ bytes: [UInt8]) {
@@ -188,7 +201,7 @@ final class RawPump {
         case .success(nil):
             return
         case .success(let bytes?) where !bytes.isEmpty:
-            toDaemon += bytes
+            toDaemon += terminal?.fromKeyboard(bytes) ?? bytes
             flushToDaemon()
         default:
             // End of input (or an unreadable one): stop reading, let the device's last words out.
@@ -204,4 +217,18 @@ final class RawPump {
         lingerTimer?.cancel()
         lingerTimer = loop.scheduleTimer(after: linger) { [unowned self] in end(.finished) }
     }
+}
+
+/// What an interactive session does to the bytes that pass, and when it starts and ends.
+///
+/// Threading: the pump's loop thread.
+protocol PumpTerminal: AnyObject {
+    /// The attach was answered; `quit` ends the session (exit 0).
+    func attached(loop: IOLoop, quit: @escaping () -> Void)
+    /// What to send for typed `bytes` (possibly nothing: an escape command).
+    func fromKeyboard(_ bytes: [UInt8]) -> [UInt8]
+    /// What to show for the device's `bytes`.
+    func fromDevice(_ bytes: [UInt8]) -> [UInt8]
+    /// The session is over, however it ended.
+    func finished()
 }

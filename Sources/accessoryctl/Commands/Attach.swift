@@ -1,5 +1,6 @@
 import AccessoryClient
 import ArgumentParser
+import AttachTerminal
 import ControlProtocol
 import SystemCalls
 
@@ -16,6 +17,13 @@ struct Attach: AsyncParsableCommand {
             sends is printed. Ends at the end of the input (after --linger ms without output from \
             the device), on Ctrl-C (exit 0), or when accessoryd closes the connection because the \
             device went away (exit 1).
+
+            When standard input is a terminal, attach is a serial terminal like tio or picocom: \
+            the terminal is put in raw mode (every key, Ctrl-C included, goes to the device as \
+            typed) and restored however the session ends. The escape key (Ctrl-T) followed by ? \
+            lists the commands: q quits, b sends a break, d and r toggle DTR and RTS, h the \
+            hexadecimal view, t timestamps, l logging, s the statistics. The options below the \
+            first two apply then only; piped input is carried untouched.
             """
     )
 
@@ -30,6 +38,37 @@ struct Attach: AsyncParsableCommand {
     @Option(help: ArgumentHelp("After the input ends, wait this long for more output.", valueName: "ms"))
     var linger: Int64 = 300
 
+    @Option(help: ArgumentHelp("The escape key (terminal only).", valueName: "ctrl-X"))
+    var escape = "ctrl-t"
+
+    @Option(
+        help: ArgumentHelp(
+            "Character mappings, comma-separated: "
+                + CharacterMap.Rule.allCases.map { "\($0.rawValue) (\($0.summary))" }.joined(separator: ", ")
+                + " (terminal only).",
+            valueName: "rules"
+        )
+    )
+    var map: String?
+
+    @Flag(help: "Show what is typed, as sent (terminal only).")
+    var localEcho = false
+
+    @Flag(help: "Start each line of output with the time, to the millisecond (terminal only).")
+    var timestamps = false
+
+    @Flag(help: "Show output as hexadecimal bytes (terminal only).")
+    var hex = false
+
+    @Option(
+        help: ArgumentHelp(
+            "Append the session, both ways, timestamped, to this file (created 0600; terminal only).",
+            valueName: "file"
+        ),
+        completion: .file()
+    )
+    var log: String?
+
     func validate() throws {
         for (value, option) in [(waitMs, "--wait"), (linger, "--linger")] {
             guard let value else { continue }
@@ -37,6 +76,31 @@ struct Attach: AsyncParsableCommand {
                 throw ValidationError("\(option) must be between 0 and \(ParamLimits.maxMilliseconds) milliseconds")
             }
         }
+        _ = try terminalSettings()
+    }
+
+    /// The interactive options, checked.
+    func terminalSettings() throws(ValidationError) -> TerminalSettings {
+        var settings = TerminalSettings()
+        do throws(EscapeKeyError) {
+            settings.escape = try EscapeKey(parsing: escape)
+        } catch {
+            throw ValidationError(error.description)
+        }
+        if let map {
+            do throws(CharacterMapError) {
+                settings.map = try CharacterMap(parsing: map)
+            } catch {
+                throw ValidationError(error.description)
+            }
+        }
+        settings.localEcho = localEcho
+        settings.timestamps = timestamps
+        settings.hex = hex
+        settings.logPath = log
+        settings.socketPath = global.socketPath
+        settings.device = device
+        return settings
     }
 
     mutating func run() async throws {
@@ -47,7 +111,31 @@ struct Attach: AsyncParsableCommand {
             throw ExitStatus.fail(error)
         }
         let request = Request(id: .int(1), method: .attach(AttachParams(device: device, waitMs: waitMs)))
-        let outcome = RawPump.run(socket: socket, request: request.line, linger: .milliseconds(linger))
+        guard Termios.isTerminal(0) else {
+            // Piped or redirected input: the byte stream, untouched (scripts and transfers).
+            try Self.conclude(RawPump.run(socket: socket, request: request.line, linger: .milliseconds(linger)))
+            return
+        }
+        let settings = try terminalSettings()
+        let session: TerminalSession
+        do throws(SessionStartError) {
+            session = try TerminalSession(settings: settings)
+        } catch {
+            Output.error("error: \(error)")
+            throw ExitCode(ExitStatus.usage)
+        }
+        let outcome = RawPump.run(
+            socket: socket,
+            request: request.line,
+            linger: .milliseconds(linger),
+            terminal: session
+        )
+        // Before any message: the terminal is itself again whatever happened.
+        session.restoreTerminal()
+        try Self.conclude(outcome)
+    }
+
+    private static func conclude(_ outcome: RawPump.Outcome) throws(ExitCode) {
         switch outcome {
         case .finished:
             return

@@ -1,0 +1,112 @@
+import ControlProtocol
+import IOLoop
+import SystemCalls
+
+/// The `control` requests of an interactive `attach` (break, DTR, RTS), sent on a second
+/// connection: the attach's own connection carries raw bytes only.
+///
+/// That second connection is another client, and the attach holds the accessory: a daemon that
+/// queues `control` single-file behind the attach answers only after the session. So each
+/// request waits at most ``answerTimeout`` and then says so (closing the connection withdraws
+/// it), rather than freezing the terminal.
+///
+/// Threading: the session's loop thread.
+final class ControlSideChannel {
+    static let answerTimeout: Duration = .seconds(2)
+
+    private let loop: IOLoop
+    private let socketPath: String
+    private let device: String
+    private var source: FDSource?
+    private var timer: LoopTimer?
+    private var answer: [UInt8] = []
+    private var completion: ((String?) -> Void)?
+
+    init(loop: IOLoop, socketPath: String, device: String) {
+        self.loop = loop
+        self.socketPath = socketPath
+        self.device = device
+    }
+
+    /// Sends `control` with `params` (besides the device), then calls `completion` once on this
+    /// thread: with nil on success, else with the reason, for the person.
+    func send(_ params: JSONObject, completion: @escaping (String?) -> Void) {
+        guard self.completion == nil else {
+            completion("the previous line request is still waiting for an answer")
+            return
+        }
+        var object: JSONObject = ["device": .string(device)]
+        for member in params { object.append(member.key, member.value) }
+        let request: JSONValue = [
+            "jsonrpc": "2.0", "id": 1, "method": "control", "params": .object(object),
+        ]
+        let descriptor: OwnedFD
+        do throws(SyscallError) {
+            descriptor = try Self.connect(socketPath, sending: Array((request.description + "\n").utf8))
+        } catch {
+            completion("cannot reach accessoryd at \(socketPath): \(error)")
+            return
+        }
+        answer = []
+        self.completion = completion
+        do throws(SyscallError) {
+            source = try loop.addSource(owning: descriptor, interest: .readable) { [unowned self] _ in readable() }
+        } catch {
+            finish("cannot watch the connection: \(error)")
+            return
+        }
+        timer = loop.scheduleTimer(after: Self.answerTimeout) { [unowned self] in
+            finish(
+                "no answer within 2 s: accessoryd queues it behind this attach session "
+                    + "(use accessoryctl from another terminal once the session is over)"
+            )
+        }
+    }
+
+    /// A new connection to the daemon, `line` written to it (a short line fits the socket's buffer).
+    private static func connect(_ path: String, sending line: [UInt8]) throws(SyscallError) -> OwnedFD {
+        let descriptor = try Socket.connectedUnixStream(to: .path(path))
+        try FileIO.writeAll(descriptor.rawValue, line)
+        return descriptor
+    }
+
+    private func readable() {
+        guard let fd = source?.fd else { return }
+        switch Result(catching: { () throws(SyscallError) in try FileIO.read(fd, max: 4096) }) {
+        case .success(nil):
+            return
+        case .success(let bytes?) where !bytes.isEmpty:
+            answer += bytes
+        default:
+            finish("accessoryd closed the connection without answering")
+            return
+        }
+        guard let newline = answer.firstIndex(of: 0x0A) else {
+            if answer.count > 65_536 { finish("accessoryd's answer is too long") }
+            return
+        }
+        switch Result(catching: { () throws(MessageDecodingError) in try ServerMessage.decode(answer[..<newline]) }) {
+        case .success(.response(let response)):
+            if let error = response.error {
+                let unsupported = error.code == ErrorCode.methodNotFound.rawValue
+                finish(unsupported ? "not supported by this daemon: \(error.message)" : error.message)
+            } else {
+                finish(nil)
+            }
+        case .success(.notification):
+            answer.removeSubrange(...newline)
+        case .failure(let error):
+            finish("accessoryd's answer cannot be read: \(error.message)")
+        }
+    }
+
+    private func finish(_ reason: String?) {
+        timer?.cancel()
+        timer = nil
+        source?.cancel()
+        source = nil
+        let completion = self.completion
+        self.completion = nil
+        completion?(reason)
+    }
+}
