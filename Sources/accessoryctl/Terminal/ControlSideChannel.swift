@@ -5,10 +5,12 @@ import SystemCalls
 /// The `control` requests of an interactive `attach` (break, DTR, RTS), sent on a second
 /// connection: the attach's own connection carries raw bytes only.
 ///
-/// That second connection is another client, and the attach holds the accessory: a daemon that
-/// queues `control` single-file behind the attach answers only after the session. So each
-/// request waits at most ``answerTimeout`` and then says so (closing the connection withdraws
-/// it), rather than freezing the terminal.
+/// That second connection is another client, and the attach holds the accessory's lock: today's
+/// daemon refuses the request at once, naming the holder (the message is shown as it is). A
+/// daemon that queued it behind the attach would answer only after the session, so each request
+/// waits at most ``answerTimeout`` and then says so (closing the connection withdraws it),
+/// rather than freezing the terminal. Making b/d/r work inside a session needs the daemon to
+/// take `control` from the attach's own client.
 ///
 /// Threading: the session's loop thread.
 final class ControlSideChannel {
