@@ -109,8 +109,10 @@ extension SimulatedAccessory {
         guard !isStopped, source == nil else { return }
         do throws(SimulatorError) {
             let device = try openDevice()
-            statusBox.withLock { $0.appearances += 1 }
             attach(device)
+            // Counted once the new slave's path is in the status too: a reader that sees the new
+            // appearance also sees where it is (openDevice already republished the link).
+            statusBox.withLock { $0.appearances += 1 }
         } catch {
             reappearTimer = loop.scheduleTimer(after: .seconds(1)) { [self] in reappear() }
         }
