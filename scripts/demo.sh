@@ -59,7 +59,7 @@ expected=(
   '^modem: (RING|\+CMTI: .*)$'
   'did not answer within 5 ms \(timed_out\)'
   '^raw bytes, no JSON$'
-  '^state: +ready$'
+  '^state: +(ready|resyncing)$'
   '^accessories_ready: +4$'
 )
 missing=0
