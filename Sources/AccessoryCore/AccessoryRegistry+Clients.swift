@@ -24,7 +24,7 @@ extension AccessoryRegistry {
     func clientsListJSON() -> JSONValue {
         var held: [UInt64: (locks: [String], attached: String?)] = [:]
         for a in accessories {
-            if let holder = a.lock.holder { held[holder, default: ([], nil)].locks.append(a.name) }
+            if let holder = a.lease.holder { held[holder, default: ([], nil)].locks.append(a.name) }
             if let raw = a.rawSession { held[raw.origin.clientID, default: ([], nil)].attached = a.name }
         }
         var requests: [UInt64: Int] = [:]
