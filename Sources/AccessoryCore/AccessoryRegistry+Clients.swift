@@ -56,13 +56,13 @@ extension AccessoryRegistry {
     /// Ends client `id`'s connection and, at once rather than when the close comes round, what
     /// it held: its queued requests are cancelled, its executing one finished, its locks
     /// released (the next waiter is served), its subscriptions dropped.
-    func disconnectClient(_ id: UInt64, by admin: any RequestOrigin) -> Result<JSONValue, RPCError> {
+    func disconnectClient(_ id: UInt64, by admin: any RequestOrigin) -> Result<DisconnectResult, RPCError> {
         guard let target = clients[id] else {
             return .failure(RPCError(.invalidParams, "no client with id \(id) is connected (see clients.list)"))
         }
         log(.notice, "client \(id) (pid \(target.pid), uid \(target.uid)) disconnected by uid \(admin.uid)")
         target.disconnect(reason: "disconnected by an administrator (uid \(admin.uid))")
         releaseEverything(of: target)
-        return .success(.object(["disconnected": true, "id": .integer(Int64(clamping: id))]))
+        return .success(DisconnectResult(id: Int64(clamping: id)))
     }
 }
