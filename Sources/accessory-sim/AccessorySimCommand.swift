@@ -1,4 +1,5 @@
 import AccessorySimulator
+import AccessoryVersion
 import ArgumentParser
 import Glibc
 import IOLoop
@@ -27,7 +28,8 @@ struct AccessorySimCommand: ParsableCommand {
             Prints `READY <name> <slave path>` on stdout for each accessory once it can be opened \
             (again after each reappearance), `GONE <name>` when one hangs up, and runs until \
             SIGTERM or SIGINT; then it removes its links and exits 0.
-            """
+            """,
+        version: AccessoryVersion.line("accessory-sim")
     )
 
     @Option(help: "How the accessory answers.")
