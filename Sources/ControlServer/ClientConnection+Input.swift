@@ -9,6 +9,7 @@ extension ClientConnection {
 
     /// The connection's fd source fired. Control loop only.
     func handleEvents(_ events: FDEvents) {
+        loop.assertInLoop()
         if events.contains(.error) {
             var errno = Errno.ioError
             if let fd = source?.fd, let pending = try? Socket.pendingError(fd) { errno = pending }
@@ -71,6 +72,7 @@ extension ClientConnection {
     /// for its outcome. Returns false when reading must stop (a line too long, or an `attach`).
     @discardableResult
     func consumeRequestBytes(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        loop.assertInLoop()
         switch lineBuffer.feed(bytes, { self.processLine($0) }) {
         case .needMore:
             return true
@@ -149,6 +151,7 @@ extension ClientConnection {
     /// Pauses reading while too much output is queued, and asks for writability while anything
     /// is. Control loop only.
     func updateInterest() {
+        loop.assertInLoop()
         guard source != nil else { return }
         updateInterest(queued: output.withLock { $0.queue.byteCount })
     }
@@ -156,6 +159,7 @@ extension ClientConnection {
     /// ``updateInterest()`` with the queued byte count the caller just read under the lock.
     /// Control loop only.
     func updateInterest(queued: Int) {
+        loop.assertInLoop()
         guard let source else { return }
         let high = maxOutboundBytes / 2
         let low = maxOutboundBytes / 4

@@ -1,8 +1,8 @@
 import CAccessoryShims
 import Glibc
 
-/// A plain thread for work that may block (writing a file), started at once; ``join()`` waits for
-/// its body to return. Foundation-free.
+/// A plain thread, started at once; ``join()`` waits for its body to return. For work that may
+/// block (writing a file) and for a loop's own thread. Foundation-free.
 ///
 /// Any thread; ``join()`` once, from a thread other than its own.
 public final class WorkerThread: @unchecked Sendable {  // @unchecked: `thread` is written in init only.
