@@ -108,8 +108,10 @@ class Programs:
     def options(self, program: str, subcommand: Optional[str] = None) -> Tuple[Set[str], Set[str]]:
         """The options, and those of them that take a value."""
         text = self.help(program, *([subcommand] if subcommand else [])) or ""
-        names = set(OPTION.findall(text)) | {"--help", "-h"}
-        valued = set(re.findall(r"^\s+(?:-\w, )?(--[a-z0-9-]+) <", text, re.M))
+        # ArgumentParser's own options, which its help does not list.
+        builtin = {"--help", "-h", "--version", "--generate-completion-script", "--experimental-dump-help"}
+        names = set(OPTION.findall(text)) | builtin
+        valued = set(re.findall(r"^\s+(?:-\w, )?(--[a-z0-9-]+) <", text, re.M)) | {"--generate-completion-script"}
         return names, valued
 
     @lru_cache(maxsize=None)

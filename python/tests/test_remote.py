@@ -4,6 +4,7 @@ these tests on 127.0.0.1 (tests/sshd.py): ssh → sshd → `accessoryctl dial-st
 from __future__ import annotations
 
 import asyncio
+import signal
 import threading
 import time
 from typing import Iterator, List
@@ -108,7 +109,7 @@ def test_the_remote_daemon_stopping_mid_call_raises_not_hangs(recorder: Recorder
             caller.start()
             time.sleep(0.5)  # the request reaches the daemon (a real process and ssh in between)
             started = time.monotonic()
-            stopping.stop()
+            stopping.signal(signal.SIGKILL)  # gone, without a word (SIGTERM answers "stopping")
             caller.join(15)
             assert not caller.is_alive(), "the call still waits after the daemon stopped"
             assert time.monotonic() - started < 10
