@@ -158,6 +158,13 @@ let package = Package(
             path: "bench/serial-bench",
             swiftSettings: strict
         ),
+        // What the SSH hop of `accessoryctl --host ssh://…` costs (docs/remote.md).
+        .executableTarget(
+            name: "remote-bench",
+            dependencies: ["AccessoryClient", "AccessoryTestSupport", "SystemCalls"],
+            path: "bench/remote-bench",
+            swiftSettings: strict
+        ),
         // accessoryd beside direct, socat and ser2net (README.md, Numbers); echo-accessory is its pty peer.
         .executableTarget(
             name: "compare-bench",

@@ -34,6 +34,11 @@ if [ -x /usr/bin/python3 ]; then
 else
   missing+=(python3 python3-pytest python3-jsonschema mypy python3-serial)
 fi
+# ssh, ssh-keygen and sshd: the remote-access tests (`--host ssh://…`) run a throwaway sshd on
+# 127.0.0.1 with its own configuration. Where systemd runs, Debian's package also enables the
+# system's ssh service (policy-rc.d keeps it stopped in containers).
+command -v ssh >/dev/null 2>&1 && command -v ssh-keygen >/dev/null 2>&1 || missing+=(openssh-client)
+[ -x /usr/sbin/sshd ] || missing+=(openssh-server)
 # tmux: the interactive attach tests type into a tmux pane and read its screen.
 command -v tmux >/dev/null 2>&1 || missing+=(tmux)
 # systemd-analyze (make units) and systemd-socket-activate (the socket-activation test).
