@@ -33,7 +33,7 @@ extension Request {
     }
 
     /// Decodes a request from an already parsed value (see ``decode(_:maxDepth:)``).
-    public static func decode(_ value: JSONValue) throws(RequestRejection) -> Request {
+    @_spi(Fuzzing) public static func decode(_ value: JSONValue) throws(RequestRejection) -> Request {
         func reject(_ id: RequestID?, _ error: RPCError) -> RequestRejection {
             RequestRejection(id: id, error: error)
         }

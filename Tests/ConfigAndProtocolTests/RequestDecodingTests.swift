@@ -1,5 +1,6 @@
-import ControlProtocol
 import Testing
+
+@_spi(Fuzzing) @testable import ControlProtocol
 
 /// Decodes `line` and returns the rejection, or records an issue if it was accepted.
 func rejection(_ line: String) -> RequestRejection? {
