@@ -90,26 +90,19 @@ extension ClientConnection {
         bytes.withUnsafeBufferPointer { consumeRequestBytes($0) }
     }
 
-    /// Decodes one line and hands the request on, or answers the rejection. Returns whether to
-    /// go on with the next line.
+    /// Decodes one line and hands the request on, or answers the rejection (batches,
+    /// notifications and `rpc.discover`: ``handle(_:)``). Returns whether to go on with the next
+    /// line.
     private func processLine(_ line: UnsafeBufferPointer<UInt8>) -> Bool {
         guard phase == .open, isOpen else { return false }
-        let request: Request
-        do {
-            request = try Request.decode(line)
-        } catch {
-            server.counters.decodeErrors.increment()
-            server.logger.log(.debug, "\(self): rejected a request line: \(error.error)")
-            var reply: [UInt8] = []
-            error.encodeResponse(into: &reply)
-            send(line: reply)
-            return phase == .open && isOpen
+        switch IncomingMessage.decode(line) {
+        case .single(.request(let request)):
+            handOver(request)
+        case .single(let call):
+            handle(call)
+        case .batch(let calls):
+            handle(batch: calls)
         }
-        server.counters.requestsDecoded.increment()
-        output.withLock { $0.pendingRequests += 1 }
-        // Whatever follows may be raw bytes: read nothing more until it is answered.
-        if request.method.switchesToRawBytes { awaitAttachAnswer(request.id) }
-        server.handler.handle(request, from: self)
         return phase == .open && isOpen && inputMode.isRequests
     }
 
