@@ -65,7 +65,7 @@ final class TerminalSession: PumpTerminal {
 
     /// Raw mode starts once the attach is answered: while it waits in the accessory's queue,
     /// Ctrl-C still interrupts.
-    func attached(loop: IOLoop, quit: @escaping () -> Void) {
+    func attached(loop: IOLoop, session: String?, quit: @escaping () -> Void) {
         self.quit = quit
         do throws(SyscallError) {
             try terminal.enterRawMode()
@@ -74,7 +74,12 @@ final class TerminalSession: PumpTerminal {
             quit()
             return
         }
-        control = ControlSideChannel(loop: loop, socketPath: settings.socketPath, device: settings.device)
+        control = ControlSideChannel(
+            loop: loop,
+            socketPath: settings.socketPath,
+            device: settings.device,
+            session: session
+        )
         message("attached to \(settings.device); \(settings.escape) ? for help, \(settings.escape) q to quit")
     }
 
