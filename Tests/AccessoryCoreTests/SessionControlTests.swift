@@ -7,15 +7,21 @@ import Testing
 /// (``LineControlTests/PretendUART``): the modem-line ioctls succeed on the harness's loop thread.
 @Suite("attach session controls")
 struct SessionControlTests {
-    /// `owner` attaches to echo; the session's token.
-    static func attach(_ h: CoreHarness, _ owner: RecordingOrigin) throws -> String {
+    /// What each test starts from: echo on a pretend UART (remove it at the end), and client 1
+    /// (uid 1000) attached to it; the session's token.
+    static func attached() throws -> (
+        h: CoreHarness, uart: LineControlTests.PretendUART, owner: RecordingOrigin, token: String
+    ) {
+        let h = try LineControlTests.harness()
+        let uart = LineControlTests.PretendUART(h)
+        let owner = RecordingOrigin(clientID: 1, uid: 1000)
         h.request(#"{"jsonrpc":"2.0","id":1,"method":"attach","params":{"device":"echo"}}"#, from: owner)
         let answer = owner.response(1)?.value
-        #expect(answer?["attached"] == .bool(true))
-        guard case .string(let token)? = answer?["session"] else {
-            throw Failure("the attach's answer has no session token: \(String(describing: answer))")
+        guard answer?["attached"] == .bool(true), case .string(let token)? = answer?["session"] else {
+            uart.remove()
+            throw Failure(description: "the attach's answer has no session token: \(String(describing: answer))")
         }
-        return token
+        return (h, uart, owner, token)
     }
 
     struct Failure: Error, CustomStringConvertible { let description: String }
@@ -28,12 +34,9 @@ struct SessionControlTests {
     }
 
     @Test func theSessionsControlRunsAtOnceWhileTheAttachHoldsTheAccessory() throws {
-        let h = try LineControlTests.harness()
-        let uart = LineControlTests.PretendUART(h)
+        let (h, uart, owner, token) = try Self.attached()
         defer { uart.remove() }
-        let owner = RecordingOrigin(clientID: 1, uid: 1000)
-        let token = try Self.attach(h, owner)
-        #expect(token.count == 32 && token.allSatisfy(\.isHexDigit), token)
+        #expect(token.count == 32 && token.allSatisfy(\.isHexDigit), "\(token)")
         // The attach's client sends it on another connection (the attach's carries raw bytes).
         let side = RecordingOrigin(clientID: 2, uid: 1000)
         let lowered = Self.control(h, #""dtr":false"#, session: token, id: 1, from: side)
@@ -50,11 +53,8 @@ struct SessionControlTests {
     }
 
     @Test func withoutTheTokenOrFromAnotherUserTheControlIsRefused() throws {
-        let h = try LineControlTests.harness()
-        let uart = LineControlTests.PretendUART(h)
+        let (h, uart, owner, token) = try Self.attached()
         defer { uart.remove() }
-        let owner = RecordingOrigin(clientID: 1, uid: 1000)
-        let token = try Self.attach(h, owner)
         let sameUser = RecordingOrigin(clientID: 2, uid: 1000)
         // No token: another client, refused at once naming the holder.
         let plain = Self.control(h, #""dtr":false"#, session: nil, id: 1, from: sameUser)
@@ -84,11 +84,8 @@ struct SessionControlTests {
     }
 
     @Test func aControlStillRunningWhenTheSessionEndsEndsWithIt() throws {
-        let h = try LineControlTests.harness()
-        let uart = LineControlTests.PretendUART(h)
+        let (h, uart, owner, token) = try Self.attached()
         defer { uart.remove() }
-        let owner = RecordingOrigin(clientID: 1, uid: 1000)
-        let token = try Self.attach(h, owner)
         let side = RecordingOrigin(clientID: 2, uid: 1000)
         let long = #""sequence":[{"dtr":false,"ms":5000},{"dtr":true,"ms":0}]"#
         h.request(

@@ -35,7 +35,9 @@ struct ControlParamsTests {
             invalidParams("control", #"{"device":"m","dtr":true,"session":7}"#)
                 == "params.session must be the session token of attach's answer (a string) (got 7)"
         )
-        #expect(invalidParams("control", #"{"device":"m","dtr":true,"session":""}"#)?.contains("params.session") == true)
+        #expect(
+            invalidParams("control", #"{"device":"m","dtr":true,"session":""}"#)?.contains("params.session") == true
+        )
     }
 
     @Test func badControlParamsSayWhatIsWrong() {
