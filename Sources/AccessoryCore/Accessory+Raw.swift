@@ -22,11 +22,14 @@ final class RawSession: @unchecked Sendable {  // @unchecked: `unflushed`, `oper
     /// When a byte last went either way (`limits.attach_idle_ms`).
     var lastActivity: LoopInstant
     var idleTimer: LoopTimer?
+    /// The session's own `control` requests, sent on another connection with its token.
+    let controls: SessionControls
 
-    init(origin: any RequestOrigin, operation: RequestOperation, now: LoopInstant) {
+    init(origin: any RequestOrigin, operation: RequestOperation, now: LoopInstant, controls: SessionControls) {
         self.origin = origin
         self.operation = operation
         self.lastActivity = now
+        self.controls = controls
     }
 }
 
@@ -72,7 +75,12 @@ extension Accessory {
     func beginRawSession(for operation: RequestOperation) -> RawSession {
         let origin = operation.origin
         onRawSessionStarting?(self, origin)
-        let session = RawSession(origin: origin, operation: operation, now: loop.now)
+        let session = RawSession(
+            origin: origin,
+            operation: operation,
+            now: loop.now,
+            controls: SessionControls(loop: loop, name: name)
+        )
         lease.attach(by: origin.clientID)
         rawSession = session
         armRawIdleTimer(session, after: .milliseconds(limits.attachIdleMs))
@@ -146,6 +154,7 @@ extension Accessory {
         rawSession = nil
         session.idleTimer?.cancel()
         session.idleTimer = nil
+        endSessionControls(session)
         log(.info, "\(name): raw session of client \(session.origin.clientID) ended")
         if let reason { session.origin.disconnect(reason: reason) }
         if lease.holder == session.origin.clientID { lease.release() }

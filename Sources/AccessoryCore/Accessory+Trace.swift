@@ -34,14 +34,26 @@ extension Accessory {
         log(.info, "\(name): tracing to \(trace.file) (\(trace.format.rawValue))")
     }
 
+    /// How long ``stopTraceFile()`` waits for the writer to finish: the device loop serves
+    /// everyone meanwhile.
+    static let traceCloseLimit: Duration = .seconds(2)
+
     /// Stops the trace file's writer: what is queued is written, the file closed. Waits for the
-    /// writer thread (a write in progress; a stalled disk stalls this too, once, at shutdown or
-    /// reload). Device loop.
+    /// writer thread at most ``traceCloseLimit`` (a write in progress: a stalled disk must not
+    /// stall the device loop with it, at shutdown or reload); past that the writer finishes by
+    /// itself, and the log says so. Device loop.
     func stopTraceFile() {
         guard let writer = trafficTap?.writer else { return }
         trafficTap?.writer = nil
         updateTap()
-        writer.close()
+        if !writer.close(within: Self.traceCloseLimit) {
+            let file = settings.trace?.file ?? "the trace file"
+            log(
+                .warning,
+                "\(name): trace: the writer did not finish within \(Self.traceCloseLimit) (is the disk of \(file) "
+                    + "stalled?); not waiting for it: it closes the file when it can, and the last records may be missing"
+            )
+        }
     }
 
     /// The clients subscribed to this accessory's traffic changed. Device loop.

@@ -22,6 +22,11 @@ public enum AccessoryError: Error, Sendable, Equatable, CustomStringConvertible 
     case leaseTooLong(requested: Int, limit: Int)
     /// A second `lock` from a client already waiting for the same accessory's lock.
     case alreadyWaitingForLock(device: String)
+    /// A `control` named an attach session (`session`) that is not this user's session on the
+    /// accessory: another token, another user, or no session (the same answer for each).
+    case notSessionOwner(device: String)
+    /// The attach session a `control` belonged to ended before the control finished.
+    case sessionEnded(device: String)
 
     public var description: String {
         switch self {
@@ -55,6 +60,11 @@ public enum AccessoryError: Error, Sendable, Equatable, CustomStringConvertible 
                 "lease_ms \(requested) is longer than the daemon allows (limits.max_lease_ms: \(limit)); renew the lock with another lock instead"
         case .alreadyWaitingForLock(let device):
             return "this connection is already waiting for the lock on \(device); one wait at a time"
+        case .notSessionOwner(let device):
+            return
+                "params.session does not name an attach session of yours on \(device) (the session may have ended)"
+        case .sessionEnded(let device):
+            return "the attach session on \(device) ended before this control finished"
         }
     }
 
@@ -66,7 +76,8 @@ public enum AccessoryError: Error, Sendable, Equatable, CustomStringConvertible 
         case .timedOut, .waitExpired: return RPCError(.timedOut, description)
         case .cancelled: return RPCError(.cancelled, description)
         case .removed: return RPCError(.deviceRemoved, description)
-        case .lockedByAnotherClient, .notLocked: return RPCError(.permissionDenied, description)
+        case .lockedByAnotherClient, .notLocked, .notSessionOwner: return RPCError(.permissionDenied, description)
+        case .sessionEnded: return RPCError(.cancelled, description)
         case .queueFull(_, let depth): return RPCError(.queueFull, description, data: Self.limit("queue_depth", depth))
         case .tooManyRequests(let limit):
             return RPCError(.queueFull, description, data: Self.limit("max_requests_per_client", limit))

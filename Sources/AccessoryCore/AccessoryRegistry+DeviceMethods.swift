@@ -20,8 +20,9 @@ extension AccessoryRegistry {
         submit(.read(maxFrames: Int(p.maxFrames ?? 1)), on: a, timeoutMs: p.timeoutMs, waitMs: nil, caller)
     }
 
+    /// With an attach session's token (`session`): the session's own control, run inside it.
     func control(_ p: ControlParams, on a: Accessory, _ caller: Caller) {
-        submit(.control(p), on: a, timeoutMs: nil, waitMs: p.waitMs, caller)
+        submit(.control(p), on: a, timeoutMs: nil, waitMs: p.waitMs, caller, session: p.session)
     }
 
     func attach(_ p: AttachParams, on a: Accessory, _ caller: Caller) {
@@ -61,7 +62,8 @@ extension AccessoryRegistry {
         on a: Accessory,
         timeoutMs: Int64?,
         waitMs: Int64?,
-        _ caller: Caller
+        _ caller: Caller,
+        session: String? = nil
     ) {
         let (id, origin) = (caller.id, caller.origin)
         let key = InflightKey(client: origin.clientID, id: id)
@@ -78,6 +80,10 @@ extension AccessoryRegistry {
             return caller.fail(RPCError(.invalidRequest, "request id \(id) is already in use by a request in progress"))
         }
         inflightPerClient[origin.clientID] = held + 1
-        a.submit(op, waitMs: waitMs.map(Int.init))
+        if let session {
+            a.submitInSession(op, token: session)
+        } else {
+            a.submit(op, waitMs: waitMs.map(Int.init))
+        }
     }
 }

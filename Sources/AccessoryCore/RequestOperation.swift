@@ -123,7 +123,11 @@ final class RequestOperation: LoopOperation, @unchecked Sendable {  // @unchecke
             // meanwhile. It is answered now, before the first raw byte.
             let session = accessory.beginRawSession(for: self)
             answeredAtStart = true
-            origin.respond(id: requestID, result: .success(AttachResult(device: accessory.name)))
+            // The token is what lets this client's `control` requests in during the session.
+            origin.respond(
+                id: requestID,
+                result: .success(AttachResult(device: accessory.name, session: session.controls.token))
+            )
             origin.beginRaw(input: accessory.rawInput(for: session))
             return
         }

@@ -85,6 +85,12 @@ int cas_set_thread_name(const char *name) {
     buf[15] = 0;
     return pthread_setname_np(pthread_self(), buf);
 }
+int cas_thread_join_until(pthread_t thread, uint64_t deadline_ns) {
+    struct timespec ts;
+    ts.tv_sec = (time_t)(deadline_ns / 1000000000ull);
+    ts.tv_nsec = (long)(deadline_ns % 1000000000ull);
+    return pthread_clockjoin_np(thread, NULL, CLOCK_MONOTONIC, &ts);
+}
 int cas_pipe2(int fds[2], int flags) { return pipe2(fds, flags); }
 int cas_flock(int fd, int op) { return flock(fd, op); }
 int cas_eventfd(unsigned int initval, int flags) { return eventfd(initval, flags); }

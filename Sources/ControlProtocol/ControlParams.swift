@@ -29,9 +29,9 @@ public enum ControlLimits {
     public static let maxBreakMs: Int64 = 10_000
 }
 
-/// `{device, dtr?, rts?, sequence?, break_ms?, wait_ms?}`: for `control`. What is given runs in
-/// this order: `dtr`/`rts` set at once, then the sequence's steps, then the break. At least one
-/// of them is given.
+/// `{device, dtr?, rts?, sequence?, break_ms?, wait_ms?, session?}`: for `control`. What is given
+/// runs in this order: `dtr`/`rts` set at once, then the sequence's steps, then the break. At
+/// least one of them is given.
 ///
 /// Threading: a value. Any thread.
 public struct ControlParams: Sendable, Hashable {
@@ -43,6 +43,9 @@ public struct ControlParams: Sendable, Hashable {
     public var breakMs: Int64?
     /// As for `transact`: how long to wait for the accessory's turn.
     public var waitMs: Int64?
+    /// The token of the caller's `attach` session on the accessory (its answer's `session`): the
+    /// control then runs inside that session, at once, instead of waiting for its end.
+    public var session: String?
 
     public init(
         device: String,
@@ -50,7 +53,8 @@ public struct ControlParams: Sendable, Hashable {
         rts: Bool? = nil,
         sequence: [LineStep] = [],
         breakMs: Int64? = nil,
-        waitMs: Int64? = nil
+        waitMs: Int64? = nil,
+        session: String? = nil
     ) {
         self.device = device
         self.dtr = dtr
@@ -58,6 +62,7 @@ public struct ControlParams: Sendable, Hashable {
         self.sequence = sequence
         self.breakMs = breakMs
         self.waitMs = waitMs
+        self.session = session
     }
 
     /// The params as sent (client side).
@@ -81,6 +86,7 @@ public struct ControlParams: Sendable, Hashable {
         }
         if let breakMs { object.append("break_ms", .integer(breakMs)) }
         if let waitMs { object.append("wait_ms", .integer(waitMs)) }
+        if let session { object.append("session", .string(session)) }
         return object
     }
 }
@@ -107,7 +113,8 @@ extension ParamReader {
                 in: 1...ControlLimits.maxBreakMs,
                 what: "a positive integer (milliseconds)"
             ),
-            waitMs: try milliseconds("wait_ms", allowZero: true)
+            waitMs: try milliseconds("wait_ms", allowZero: true),
+            session: try sessionToken()
         )
         if params.dtr == nil, params.rts == nil, params.sequence.isEmpty, params.breakMs == nil {
             throw .invalidParams(
@@ -115,6 +122,18 @@ extension ParamReader {
             )
         }
         return params
+    }
+
+    /// `session`: a non-empty string (whether it names a session is the daemon's to say).
+    private func sessionToken() throws(RPCError) -> String? {
+        guard let value = value("session") else { return nil }
+        guard case .string(let token) = value, !token.isEmpty else {
+            throw .invalidParams(
+                "params.session must be the session token of attach's answer (a string) "
+                    + "(got \(ValueDescription.describe(value)))"
+            )
+        }
+        return token
     }
 
     private func sequence() throws(RPCError) -> [LineStep] {

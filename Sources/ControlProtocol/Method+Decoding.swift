@@ -77,7 +77,9 @@ extension Method {
                 )
             )
         case .control:
-            return .control(try reader(["device", "dtr", "rts", "sequence", "break_ms", "wait_ms"]).controlParams())
+            return .control(
+                try reader(["device", "dtr", "rts", "sequence", "break_ms", "wait_ms", "session"]).controlParams()
+            )
         case .cancel:
             let read = try reader(["id"])
             return .cancel(CancelParams(id: try read.required("id", read.requestID)))

@@ -35,17 +35,25 @@ public struct UnlockResult: Sendable, Hashable, JSONEncodable {
     }
 }
 
-/// The result of `attach`, the last JSON on the connection: `{"attached":true,"device":…}`.
+/// The result of `attach`, the last JSON on the connection:
+/// `{"attached":true,"device":…,"session":…}`. `session` is the token that lets the client's
+/// `control` requests into the session (docs/control.md).
 ///
 /// Threading: a value. Any thread.
 public struct AttachResult: Sendable, Hashable, JSONEncodable {
     public var device: String
+    public var session: String
 
-    public init(device: String) { self.device = device }
+    public init(device: String, session: String) {
+        self.device = device
+        self.session = session
+    }
 
     public func encodeJSON(into buffer: inout [UInt8]) {
         JSONOutput.appendLiteral("{\"attached\":true,\"device\":", to: &buffer)
         JSONOutput.appendString(device, to: &buffer)
+        JSONOutput.appendLiteral(",\"session\":", to: &buffer)
+        JSONOutput.appendString(session, to: &buffer)
         buffer.append(UInt8(ascii: "}"))
     }
 }

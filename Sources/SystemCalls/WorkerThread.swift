@@ -51,4 +51,20 @@ public final class WorkerThread: @unchecked Sendable {  // @unchecked: `thread` 
         let rc = pthread_detach(thread)
         precondition(rc == 0, "pthread_detach: \(rc)")
     }
+
+    /// Waits at most `limit` (on the monotonic clock) for the body to return: true if it did
+    /// (the thread is joined), false if it still runs; the thread is then detached, it ends by
+    /// itself and is never joined. Either way, call no other join after this. The corresponding
+    /// C functions are `pthread_clockjoin_np` and `pthread_detach`.
+    public func join(within limit: Duration) -> Bool {
+        let wait = max(limit, .zero).components
+        let nanoseconds = UInt64(min(wait.seconds, 1 << 32)) * 1_000_000_000 + UInt64(wait.attoseconds / 1_000_000_000)
+        let deadline = MonotonicClock.nowNanoseconds() + nanoseconds
+        let rc = cas_thread_join_until(thread, deadline)
+        if rc == 0 { return true }
+        precondition(rc == ETIMEDOUT, "pthread_clockjoin_np: \(rc)")
+        let detached = pthread_detach(thread)
+        precondition(detached == 0, "pthread_detach: \(detached)")
+        return false
+    }
 }

@@ -27,7 +27,7 @@ public enum TraceLayout: String, Sendable, CaseIterable {
         bytes: UnsafeBufferPointer<UInt8>,
         to buffer: inout [UInt8]
     ) {
-        if self == .jsonl {
+        appendRecord(timestampMicroseconds: timestampMicroseconds, to: &buffer) { buffer in
             TrafficRecord.encode(
                 device: device,
                 timestampMicroseconds: timestampMicroseconds,
@@ -37,6 +37,52 @@ public enum TraceLayout: String, Sendable, CaseIterable {
                 bytes: bytes,
                 into: &buffer
             )
+        } text: { buffer in
+            buffer.append(contentsOf: direction.rawValue.utf8)
+            if let client {
+                buffer.append(contentsOf: " client ".utf8)
+                buffer.append(contentsOf: String(client).utf8)
+            }
+            if let request {
+                buffer.append(contentsOf: " request ".utf8)
+                request.encodeJSON(into: &buffer)
+            }
+            buffer.append(contentsOf: ": ".utf8)
+            if self == .text {
+                TrafficText.escape(bytes, into: &buffer)
+                buffer.append(UInt8(ascii: "\n"))
+            } else {
+                buffer.append(contentsOf: "\(bytes.count) bytes\n".utf8)
+                TrafficText.hexDump(bytes, indent: 2, into: &buffer)
+            }
+        }
+    }
+
+    /// Appends the mark for `count` bytes left out, ending with a newline.
+    public func appendDropped(device: String, timestampMicroseconds: Int64, count: Int64, to buffer: inout [UInt8]) {
+        appendRecord(timestampMicroseconds: timestampMicroseconds, to: &buffer) { buffer in
+            TrafficRecord.encodeDropped(
+                device: device,
+                timestampMicroseconds: timestampMicroseconds,
+                droppedBytes: count,
+                into: &buffer
+            )
+        } text: { buffer in
+            buffer.append(contentsOf: "… \(count) bytes dropped …\n".utf8)
+        }
+    }
+
+    /// The framing every line shares: in `jsonl` the object `json` writes and a newline; in the
+    /// text layouts the UTC time to the microsecond and `Z `, then what `text` writes (which ends
+    /// the line).
+    private func appendRecord(
+        timestampMicroseconds: Int64,
+        to buffer: inout [UInt8],
+        json: (inout [UInt8]) -> Void,
+        text: (inout [UInt8]) -> Void
+    ) {
+        if self == .jsonl {
+            json(&buffer)
             buffer.append(UInt8(ascii: "\n"))
             return
         }
@@ -47,43 +93,6 @@ public enum TraceLayout: String, Sendable, CaseIterable {
             to: &buffer
         )
         buffer.append(contentsOf: "Z ".utf8)
-        buffer.append(contentsOf: direction.rawValue.utf8)
-        if let client {
-            buffer.append(contentsOf: " client ".utf8)
-            buffer.append(contentsOf: String(client).utf8)
-        }
-        if let request {
-            buffer.append(contentsOf: " request ".utf8)
-            request.encodeJSON(into: &buffer)
-        }
-        buffer.append(contentsOf: ": ".utf8)
-        if self == .text {
-            TrafficText.escape(bytes, into: &buffer)
-            buffer.append(UInt8(ascii: "\n"))
-        } else {
-            buffer.append(contentsOf: "\(bytes.count) bytes\n".utf8)
-            TrafficText.hexDump(bytes, indent: 2, into: &buffer)
-        }
-    }
-
-    /// Appends the mark for `count` bytes left out, ending with a newline.
-    public func appendDropped(device: String, timestampMicroseconds: Int64, count: Int64, to buffer: inout [UInt8]) {
-        if self == .jsonl {
-            TrafficRecord.encodeDropped(
-                device: device,
-                timestampMicroseconds: timestampMicroseconds,
-                droppedBytes: count,
-                into: &buffer
-            )
-            buffer.append(UInt8(ascii: "\n"))
-            return
-        }
-        UTCTime.append(
-            microseconds: timestampMicroseconds,
-            fractionDigits: 6,
-            separator: UInt8(ascii: "T"),
-            to: &buffer
-        )
-        buffer.append(contentsOf: "Z … \(count) bytes dropped …\n".utf8)
+        text(&buffer)
     }
 }

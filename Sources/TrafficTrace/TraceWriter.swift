@@ -103,16 +103,28 @@ public final class TraceWriter: Sendable {
     /// Writes what is queued (with a final drop mark if bytes were left out), closes the sink and
     /// waits for the thread to end. Later appends are dropped. Any thread but the writer's.
     public func close() {
+        closing()?.join()
+    }
+
+    /// As ``close()``, but waits at most `limit`: returns false if the thread had not ended by
+    /// then (a write stalled on the disk). It then goes on by itself: it writes what is queued and
+    /// closes the sink when the disk lets it, and nobody waits for it. Any thread but the
+    /// writer's.
+    public func close(within limit: Duration) -> Bool {
+        closing()?.join(within: limit) ?? true
+    }
+
+    /// Tells the thread to finish; the thread, unless another close took it already.
+    private func closing() -> WorkerThread? {
         shared.withLock { s in
             s.closing = true
             return ((), true)
         }
-        let worker = thread.withLock { t in
+        return thread.withLock { t in
             let worker = t
             t = nil
             return worker
         }
-        worker?.join()
     }
 }
 

@@ -126,7 +126,9 @@ final class RawPump {
             case .success(.response(let response)) where response.result?["attached"] == true:
                 attached = true
                 answer = []
-                terminal?.attached(loop: loop) { [unowned self] in end(.finished) }
+                let token: String? =
+                    if case .string(let t)? = response.result?["session"] { t } else { nil }
+                terminal?.attached(loop: loop, session: token) { [unowned self] in end(.finished) }
                 if !rest.isEmpty { printOutput(terminal?.fromDevice(rest) ?? rest) }
                 readMoreInput()
                 if inputEnded { restartLinger() }
@@ -226,8 +228,9 @@ final class RawPump {
 ///
 /// Threading: the pump's loop thread.
 protocol PumpTerminal: AnyObject {
-    /// The attach was answered; `quit` ends the session (exit 0).
-    func attached(loop: IOLoop, quit: @escaping () -> Void)
+    /// The attach was answered, with the session's token (nil from a daemon that gives none);
+    /// `quit` ends the session (exit 0).
+    func attached(loop: IOLoop, session: String?, quit: @escaping () -> Void)
     /// What to send for typed `bytes` (possibly nothing: an escape command).
     func fromKeyboard(_ bytes: [UInt8]) -> [UInt8]
     /// What to show for the device's `bytes`.

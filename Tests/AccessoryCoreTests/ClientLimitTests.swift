@@ -48,6 +48,20 @@ struct ClientLimitTests {
         #"{"jsonrpc":"2.0","id":\#(id),"method":"unlock","params":{"device":"\#(device)"}}"#
     }
 
+    /// The arrangement most of these tests start from: a harness with `limits`, client `a`
+    /// holding echo's lock (taken with request id 1), client `b` to be held to the limits.
+    static func echoLocked(
+        _ limits: String = "",
+        ids: (a: UInt64, b: UInt64) = (1, 2)
+    ) throws -> (h: CoreHarness, a: RecordingOrigin, b: RecordingOrigin) {
+        let h = try harness(limits)
+        let a = RecordingOrigin(clientID: ids.a)
+        let b = RecordingOrigin(clientID: ids.b)
+        h.request(lock(1), from: a)
+        try #require(a.response(1)?.value?["locked"] == true)
+        return (h, a, b)
+    }
+
     static func error(_ r: Result<JSONValue, RPCError>?) -> RPCError? {
         if case .failure(let e) = r { return e }
         return nil
@@ -55,11 +69,7 @@ struct ClientLimitTests {
 
     @Test("without wait_ms a request for an accessory locked by another client fails at once, naming the holder")
     func lockedFailsAtOnce() throws {
-        let h = try Self.harness("")
-        let a = RecordingOrigin(clientID: 7)
-        let b = RecordingOrigin(clientID: 8)
-        h.request(Self.lock(1), from: a)
-        #expect(a.response(1)?.value?["locked"] == true)
+        let (h, a, b) = try Self.echoLocked(ids: (7, 8))
         h.request(Self.transact(1), from: b)
         let e = try #require(Self.error(b.response(1, seconds: 2)), "answered at once, not parked")
         #expect(e.errorCode == .deviceUnavailable)
@@ -79,11 +89,7 @@ struct ClientLimitTests {
 
     @Test("parked requests count against queue_depth; the refused ones name the limit")
     func parkedRequestsAreBoundedByQueueDepth() throws {
-        let h = try Self.harness("queue_depth: 4")
-        let a = RecordingOrigin(clientID: 1)
-        let b = RecordingOrigin(clientID: 2)
-        h.request(Self.lock(1), from: a)
-        #expect(a.response(1)?.value?["locked"] == true)
+        let (h, a, b) = try Self.echoLocked("queue_depth: 4")
         for id in 1...10 { h.request(Self.transact(id, waitMs: 10_000), from: b) }
         for id in 5...10 {
             let e = Self.error(b.response(Int64(id)))
@@ -98,10 +104,7 @@ struct ClientLimitTests {
 
     @Test("a client's unanswered requests are bounded over all accessories, parked ones included")
     func requestsPerClientAreBounded() throws {
-        let h = try Self.harness("max_requests_per_client: 5, queue_depth: 64")
-        let a = RecordingOrigin(clientID: 1)
-        let b = RecordingOrigin(clientID: 2)
-        h.request(Self.lock(1), from: a)
+        let (h, a, b) = try Self.echoLocked("max_requests_per_client: 5, queue_depth: 64")
         h.request(Self.lock(2, "other"), from: a)
         #expect(a.response(2)?.value?["locked"] == true)
         for id in 1...3 { h.request(Self.transact(id, waitMs: 10_000), from: b) }
@@ -124,11 +127,7 @@ struct ClientLimitTests {
 
     @Test("a client that leaves gives its room back: its count is not carried to a later client")
     func leavingClearsTheCount() throws {
-        let h = try Self.harness("max_requests_per_client: 2")
-        let a = RecordingOrigin(clientID: 1)
-        let b = RecordingOrigin(clientID: 2)
-        h.request(Self.lock(1), from: a)
-        #expect(a.response(1)?.value?["locked"] == true)
+        let (h, a, b) = try Self.echoLocked("max_requests_per_client: 2")
         h.request(Self.transact(1, waitMs: 10_000), from: b)
         h.request(Self.transact(2, waitMs: 10_000), from: b)
         h.request(Self.transact(3, waitMs: 10_000), from: b)
@@ -165,11 +164,7 @@ struct ClientLimitTests {
 
     @Test("a client waits for a lock once per accessory: a second wait is refused")
     func oneLockWaitPerClient() throws {
-        let h = try Self.harness("")
-        let a = RecordingOrigin(clientID: 1)
-        let b = RecordingOrigin(clientID: 2)
-        h.request(Self.lock(1), from: a)
-        #expect(a.response(1)?.value?["locked"] == true)
+        let (h, a, b) = try Self.echoLocked()
         h.request(Self.lock(1, extra: #","timeout_ms":10000"#), from: b)
         h.request(Self.lock(2, extra: #","timeout_ms":10000"#), from: b)
         #expect(Self.error(b.response(2))?.errorCode == .queueFull)

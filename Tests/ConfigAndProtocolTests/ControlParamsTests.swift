@@ -28,6 +28,18 @@ struct ControlParamsTests {
         )
     }
 
+    @Test func anAttachSessionsTokenDecodes() throws {
+        let params = ControlParams(device: "m", breakMs: 250, session: "5f0c2a")
+        #expect(try method("control", #"{"device":"m","break_ms":250,"session":"5f0c2a"}"#) == .control(params))
+        #expect(
+            invalidParams("control", #"{"device":"m","dtr":true,"session":7}"#)
+                == "params.session must be the session token of attach's answer (a string) (got 7)"
+        )
+        #expect(
+            invalidParams("control", #"{"device":"m","dtr":true,"session":""}"#)?.contains("params.session") == true
+        )
+    }
+
     @Test func badControlParamsSayWhatIsWrong() {
         #expect(invalidParams("control", #"{"device":"m"}"#)?.contains("at least one of params.dtr") == true)
         #expect(

@@ -26,8 +26,8 @@ struct SessionResultTests {
 
     @Test("attach and client.disconnect")
     func attachAndDisconnect() {
-        let attach: JSONObject = ["attached": true, "device": .string(device)]
-        #expect(encoded(AttachResult(device: device)) == encoded(JSONValue.object(attach)))
+        let attach: JSONObject = ["attached": true, "device": .string(device), "session": "5f0c"]
+        #expect(encoded(AttachResult(device: device, session: "5f0c")) == encoded(JSONValue.object(attach)))
         let gone: JSONObject = ["disconnected": true, "id": .integer(Int64.max)]
         #expect(encoded(DisconnectResult(id: Int64.max)) == encoded(JSONValue.object(gone)))
     }

@@ -17,25 +17,11 @@ import Testing
 
     @Test(.enabled(if: unavailableReason == nil, "\(unavailableReason ?? "")"))
     func rootKicksTheLockHolderAndTheNextClientIsServed() throws {
-        let s = try Scenario()
-        defer { s.finish() }
-        try s.simulator("echo")
-        try s.startDaemon(accessories: [s.lineAccessory("echo")])
-        let holder = try ChildRun(
-            label: "lock holder",
-            executable: LockHolderTests.python,
-            arguments: ["-c", LockHolderTests.holderScript, s.socketPath, "echo"],
-            stdoutPath: s.directory.file("holder.out"),
-            stderrPath: s.directory.file("holder.err")
-        )
-        defer { holder.kill() }
-        let locked = Deadline(seconds: 10)
-        while !holder.stdout.contains(#""locked":true"#) && !locked.hasPassed { usleep(5_000) }
-        try #require(holder.stdout.contains(#""locked":true"#), "holder: \(holder.stdout) \(holder.stderr)")
-
-        let other = try s.connect()
-        let waiting = try other.send("transact", Params.transfer("echo", "after the kick", waitMs: 30_000))
-        #expect(try other.messages(during: 0.3).isEmpty, "answered while another process held the lock")
+        let (s, holder, other, waiting) = try LockHolderTests.echoLockedByAProcess(waiting: "after the kick")
+        defer {
+            holder.kill()
+            s.finish()
+        }
 
         let admin = try s.connect()
         let list = try admin.call("clients.list").result?["clients"]?.arrayValue ?? []

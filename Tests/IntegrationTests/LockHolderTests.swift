@@ -24,27 +24,48 @@ import Testing
         time.sleep(60)
         """
 
+    /// What a lock holder's test starts from: a daemon serving echo, a python process holding
+    /// echo's lock, and another client whose `transact` of `text` (with `wait_ms`) waits behind it
+    /// and is not answered meanwhile. The caller kills the holder and finishes the scenario.
+    static func echoLockedByAProcess(
+        waiting text: String
+    ) throws -> (s: Scenario, holder: ChildRun, other: RPCClient, waiting: RequestID) {
+        let s = try Scenario()
+        do {
+            try s.simulator("echo")
+            try s.startDaemon(accessories: [s.lineAccessory("echo")])
+            let holder = try ChildRun(
+                label: "lock holder",
+                executable: python,
+                arguments: ["-c", holderScript, s.socketPath, "echo"],
+                stdoutPath: s.directory.file("holder.out"),
+                stderrPath: s.directory.file("holder.err")
+            )
+            do {
+                let locked = Deadline(seconds: 10)
+                while !holder.stdout.contains(#""locked":true"#) && !locked.hasPassed { usleep(5_000) }
+                try #require(holder.stdout.contains(#""locked":true"#), "holder: \(holder.stdout) \(holder.stderr)")
+                let other = try s.connect()
+                let waiting = try other.send("transact", Params.transfer("echo", text, waitMs: 30_000))
+                #expect(try other.messages(during: 0.3).isEmpty, "answered while another process held the lock")
+                return (s, holder, other, waiting)
+            } catch {
+                holder.kill()
+                throw error
+            }
+        } catch {
+            s.finish()
+            throw error
+        }
+    }
+
     @Test(.enabled(if: ExternalProgram.missing("python3") == nil, "\(ExternalProgram.missing("python3") ?? "")"))
     func aKilledHolderReleasesTheLock() throws {
-        let s = try Scenario()
-        defer { s.finish() }
-        try s.simulator("echo")
-        try s.startDaemon(accessories: [s.lineAccessory("echo")])
-        let holder = try ChildRun(
-            label: "lock holder",
-            executable: Self.python,
-            arguments: ["-c", Self.holderScript, s.socketPath, "echo"],
-            stdoutPath: s.directory.file("holder.out"),
-            stderrPath: s.directory.file("holder.err")
-        )
-        defer { holder.kill() }
-        let locked = Deadline(seconds: 10)
-        while !holder.stdout.contains(#""locked":true"#) && !locked.hasPassed { usleep(5_000) }
-        try #require(holder.stdout.contains(#""locked":true"#), "holder: \(holder.stdout) \(holder.stderr)")
-
-        let other = try s.connect()
-        let waiting = try other.send("transact", Params.transfer("echo", "after the holder", waitMs: 30_000))
-        #expect(try other.messages(during: 0.3).isEmpty, "answered while another process held the lock")
+        let (s, holder, other, waiting) = try Self.echoLockedByAProcess(waiting: "after the holder")
+        defer {
+            holder.kill()
+            s.finish()
+        }
         // Nor can this client unlock it.
         #expect(try other.call("unlock", Params.device("echo")).code == 1006)
         let clock = Stopwatch()

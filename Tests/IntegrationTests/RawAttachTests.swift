@@ -38,6 +38,45 @@ import Testing
         other.close()
     }
 
+    @Test func theSessionsTokenLetsItsControlInDuringTheAttachAndNobodyElse() throws {
+        let s = try Scenario()
+        defer { s.finish() }
+        try s.simulator("echo")
+        try s.startDaemon(accessories: [s.lineAccessory("echo")])
+        let raw = try s.connect()
+        let side = try s.connect()
+        let answer = try raw.result("attach", Params.device("echo"))
+        guard case .string(let token)? = answer["session"] else {
+            Issue.record("no session token in \(answer)")
+            return
+        }
+        func control(_ session: String?, _ extra: JSONObject) throws -> Response {
+            var params: JSONObject = ["device": "echo"]
+            for member in extra { params.append(member.key, member.value) }
+            if let session { params.append("session", .string(session)) }
+            return try side.call("control", .object(params))
+        }
+        // With the token: run at once, inside the session. A pty takes a break; it has no modem
+        // lines, which the answer says.
+        let broke = try control(token, ["break_ms": 20])
+        #expect(broke.result?["device"] == "echo", "\(broke)")
+        let dtr = try control(token, ["dtr": false])
+        #expect(dtr.code == 1008, "\(dtr)")
+        #expect(dtr.error?.message.contains("modem lines are not available on") == true, "\(dtr)")
+        #expect(dtr.error?.message.contains("not a serial port (ENOTTY)") == true, "\(dtr)")
+        // Without it, another client: refused, naming the holder. A wrong token: refused.
+        let plain = try control(nil, ["dtr": false])
+        #expect(plain.code == 1002 && plain.error?.message.contains("locked by client") == true, "\(plain)")
+        let wrong = try control(String(repeating: "0", count: 32), ["dtr": false])
+        #expect(wrong.code == 1006, "\(wrong)")
+        #expect(wrong.error?.message.contains("does not name an attach session of yours on echo") == true)
+        // The session went on meanwhile.
+        try raw.send(raw: Array("still raw\n".utf8))
+        #expect(try raw.readTextLine() == "still raw")
+        raw.close()
+        side.close()
+    }
+
     @Test func rawInputFarBeyondTheBackPressureLimitArrivesWholeAndInOrder() throws {
         let s = try Scenario()
         defer { s.finish() }

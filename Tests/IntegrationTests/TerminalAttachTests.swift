@@ -175,18 +175,25 @@ struct TerminalAttachTests {
         try pane.type("ping")
         try pane.press("Enter")
         #expect(pane.waitFor { $0.contains("ping") } != nil)
-        // b: the daemon answers on a second connection, which is another client: the attach holds
-        // the accessory's lock, so the daemon refuses it at once naming the holder (a daemon
-        // without the method says so; one that queued it would be cut off after 2 s); the
-        // session goes on.
+        // b, d, r: sent on a second connection with the session's token, they run inside the
+        // session at once. A pty takes a break; it has no modem lines (ENOTTY), which the daemon
+        // says naming the accessory and the reason. Not "locked by client N": that was the answer
+        // to another client. The session goes on.
         try pane.press("C-t")
         try pane.type("b")
-        let answered = pane.waitFor(seconds: 15) { screen in
-            screen.contains("[accessoryctl] echo is locked by client ")
-                || screen.contains("[accessoryctl] not supported by this daemon: ")
-                || screen.contains("[accessoryctl] no answer within 2 s")
+        let broke = pane.waitFor(seconds: 15) { $0.contains("[accessoryctl] break sent (250 ms)") }
+        #expect(broke != nil, "\(pane.screen)")
+        let unsupported = "[accessoryctl] I/O error on echo: modem lines are not available on "
+        for (key, count) in [("d", 1), ("r", 2)] {
+            try pane.press("C-t")
+            try pane.type(key)
+            let refused = pane.waitFor(seconds: 15) { screen in
+                screen.ranges(of: unsupported).count == count
+                    && screen.contains("(ENOTTY)")
+            }
+            #expect(refused != nil, "\(key):\n\(pane.screen)")
         }
-        #expect(answered != nil, "\(pane.screen)")
+        #expect(!pane.screen.contains("locked by client"), "\(pane.screen)")
         try pane.type("pong")
         try pane.press("Enter")
         #expect(pane.waitFor { $0.contains("pong") } != nil)

@@ -11,40 +11,11 @@ JSON-RPC 2.0 over the daemon's Unix socket; see docs/protocol.md)::
             print(frame.text)
 """
 
-from . import aio
+from . import aio, errors, model
 from .calls import Call, Lease
 from .client import Client
-from .errors import (
-    AccessorydError,
-    Cancelled,
-    ConnectFailed,
-    ConnectionLost,
-    DaemonNotRunning,
-    DeviceIOError,
-    DeviceRemoved,
-    DeviceUnavailable,
-    InternalError,
-    InvalidParams,
-    InvalidRequest,
-    MethodNotFound,
-    ParseError,
-    PermissionDenied,
-    ProtocolError,
-    QueueFull,
-    TimedOut,
-    UnknownDevice,
-)
-from .model import (
-    DaemonStatus,
-    DataEvent,
-    DeviceInfo,
-    DeviceStatus,
-    Event,
-    Frame,
-    Notification,
-    StateEvent,
-    TrafficEvent,
-)
+from .errors import *  # noqa: F403 - the exceptions: errors.__all__
+from .model import *  # noqa: F403 - the values: model.__all__
 from .paths import default_socket_path
 from .stream import RawStream
 from .subscription import Subscription
@@ -58,32 +29,8 @@ __all__ = [
     "Lease",
     "Subscription",
     "RawStream",
-    "Frame",
-    "DeviceInfo",
-    "DeviceStatus",
-    "DaemonStatus",
-    "DataEvent",
-    "StateEvent",
-    "TrafficEvent",
-    "Notification",
-    "Event",
     "default_socket_path",
-    "AccessorydError",
-    "ParseError",
-    "InvalidRequest",
-    "MethodNotFound",
-    "InvalidParams",
-    "InternalError",
-    "UnknownDevice",
-    "DeviceUnavailable",
-    "TimedOut",
-    "Cancelled",
-    "DeviceRemoved",
-    "PermissionDenied",
-    "QueueFull",
-    "DeviceIOError",
-    "ConnectFailed",
-    "DaemonNotRunning",
-    "ConnectionLost",
-    "ProtocolError",
 ]
+# The values and the exceptions, as their modules list them: one table each, not a copy.
+__all__ += model.__all__
+__all__ += errors.__all__

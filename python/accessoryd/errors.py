@@ -29,7 +29,6 @@ __all__ = [
     "DaemonNotRunning",
     "ConnectionLost",
     "ProtocolError",
-    "error_from_response",
 ]
 
 

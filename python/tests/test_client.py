@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import re
 
 import pytest
 
 import accessoryd
 from accessoryd import Frame
-from harness import Daemon, bounded, echo, wait_until
+from harness import REPO, Daemon, bounded, echo, wait_until
 from schema_check import Recorder
 
 
@@ -32,6 +33,18 @@ def test_status_and_daemon_status(daemon: Daemon) -> None:
     assert daemon_status.pid == daemon.pid
     assert daemon_status.accessories == 8 and daemon_status.accessories_ready == 7
     assert daemon_status.clients >= 1
+
+
+def test_the_readme_shows_daemon_status_as_the_daemon_reports_it(daemon: Daemon) -> None:
+    """README's daemon.status line: the daemon's version, and its members in its order."""
+    readme = (REPO / "README.md").read_text()
+    shown = re.search(r'"method":"daemon\.status"\}\n← \{"jsonrpc":"2\.0","id":\d+,"result":\{(.*)\}\}\n', readme)
+    assert shown, "README has no daemon.status example"
+    with daemon.client() as client:
+        reported = client.daemon_status().raw
+    assert re.findall(r'"(\w+)":', shown.group(1)) == list(reported)
+    version = re.search(r'"version":"([^"]*)"', shown.group(1))
+    assert version and version.group(1) == reported["version"]
 
 
 def test_transact_text_bytes_and_multi_frame_replies(daemon: Daemon) -> None:

@@ -15,6 +15,7 @@
 #include <sys/un.h>
 #include <sys/inotify.h>
 #include <sys/file.h>
+#include <pthread.h>
 #include <signal.h>
 #include <time.h>
 
@@ -48,6 +49,8 @@ int cas_sigprocmask_unblock(const int *signals, int count);
 
 int cas_accept4(int fd, int flags);
 int cas_set_thread_name(const char *name);
+/// pthread_clockjoin_np on CLOCK_MONOTONIC: 0 once `thread` ended, ETIMEDOUT at `deadline_ns`.
+int cas_thread_join_until(pthread_t thread, uint64_t deadline_ns);
 int cas_pipe2(int fds[2], int flags);
 int cas_flock(int fd, int op);
 int cas_eventfd(unsigned int initval, int flags);

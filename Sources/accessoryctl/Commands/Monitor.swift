@@ -42,46 +42,14 @@ struct Monitor: ConnectionCommand {
         try Milliseconds.check(duration, "--duration")
     }
 
-    /// Why monitoring stopped.
-    ///
-    /// Threading: a value. Any thread.
-    private enum End: Sendable {
-        case done
-        case disconnected
-    }
-
     func execute(on connection: AccessoryConnection, json: Bool) async throws(ClientError) {
         let signals = try? SignalWatch.startForInterrupts()
         try await connection.subscribe(device: device, events: kinds.isEmpty ? nil : Set(kinds.map(\.kind)))
         let printer = EventPrinter(json: json, timestamps: timestamps)
-        let (count, duration) = (self.count, self.duration)
-        let end = await withTaskGroup(of: End.self) { group in
-            group.addTask {
-                var seen = 0
-                for await event in connection.events {
-                    printer.print(event)
-                    seen += 1
-                    if let count, seen >= count { return .done }
-                }
-                return Task.isCancelled ? .done : .disconnected
-            }
-            if let duration {
-                group.addTask {
-                    try? await Task.sleep(for: .milliseconds(duration))
-                    return .done
-                }
-            }
-            if let signals {
-                group.addTask {
-                    _ = await signals.next()
-                    return .done
-                }
-            }
-            let first = await group.next() ?? .done
-            group.cancelAll()
-            return first
+        try await EventFollowing.follow(connection, signals: signals, count: count, durationMs: duration) { event in
+            printer.print(event)
+            return true
         }
-        if end == .disconnected { throw connection.endReason ?? .disconnected }
     }
 }
 

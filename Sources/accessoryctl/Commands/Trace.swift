@@ -42,50 +42,18 @@ struct Trace: ConnectionCommand {
         try Milliseconds.check(duration, "--duration")
     }
 
-    /// Why tracing stopped.
-    ///
-    /// Threading: a value. Any thread.
-    private enum End: Sendable {
-        case done
-        case disconnected
-    }
-
     func execute(on connection: AccessoryConnection, json: Bool) async throws(ClientError) {
         let signals = try? SignalWatch.startForInterrupts()
         try await connection.subscribe(device: device, events: [.traffic])
         let printer = TrafficPrinter(hex: hex, timestamps: timestamps)
-        let (count, duration) = (self.count, self.duration)
-        let end = await withTaskGroup(of: End.self) { group in
-            group.addTask {
-                var seen = 0
-                for await event in connection.events {
-                    guard case .traffic(let record) = event else { continue }
-                    if json {
-                        Output.line(TrafficPrinter.jsonLine(record))
-                    } else {
-                        Output.lines(printer.lines(record))
-                    }
-                    seen += 1
-                    if let count, seen >= count { return .done }
-                }
-                return Task.isCancelled ? .done : .disconnected
+        try await EventFollowing.follow(connection, signals: signals, count: count, durationMs: duration) { event in
+            guard case .traffic(let record) = event else { return false }
+            if json {
+                Output.line(TrafficPrinter.jsonLine(record))
+            } else {
+                Output.lines(printer.lines(record))
             }
-            if let duration {
-                group.addTask {
-                    try? await Task.sleep(for: .milliseconds(duration))
-                    return .done
-                }
-            }
-            if let signals {
-                group.addTask {
-                    _ = await signals.next()
-                    return .done
-                }
-            }
-            let first = await group.next() ?? .done
-            group.cancelAll()
-            return first
+            return true
         }
-        if end == .disconnected { throw connection.endReason ?? .disconnected }
     }
 }

@@ -5,12 +5,12 @@ import SystemCalls
 /// The `control` requests of an interactive `attach` (break, DTR, RTS), sent on a second
 /// connection: the attach's own connection carries raw bytes only.
 ///
-/// That second connection is another client, and the attach holds the accessory's lock: today's
-/// daemon refuses the request at once, naming the holder (the message is shown as it is). A
-/// daemon that queued it behind the attach would answer only after the session, so each request
-/// waits at most ``answerTimeout`` and then says so (closing the connection withdraws it),
-/// rather than freezing the terminal. Making b/d/r work inside a session needs the daemon to
-/// take `control` from the attach's own client.
+/// Each carries the session's token from the attach's answer (`session`): the daemon then runs
+/// it inside the session, at once, for this user only (docs/terminal.md). Without a token (a
+/// daemon that gives none) the second connection is just another client, and the daemon refuses
+/// it while the attach holds the accessory, naming the holder; the message is shown as it is.
+/// Each request waits at most ``answerTimeout`` (a break of 250 ms is answered well within it),
+/// then says so (closing the connection withdraws it), rather than freezing the terminal.
 ///
 /// Threading: the session's loop thread.
 final class ControlSideChannel {
@@ -19,15 +19,17 @@ final class ControlSideChannel {
     private let loop: IOLoop
     private let socketPath: String
     private let device: String
+    private let session: String?
     private var source: FDSource?
     private var timer: LoopTimer?
     private var answer: [UInt8] = []
     private var completion: ((String?) -> Void)?
 
-    init(loop: IOLoop, socketPath: String, device: String) {
+    init(loop: IOLoop, socketPath: String, device: String, session: String?) {
         self.loop = loop
         self.socketPath = socketPath
         self.device = device
+        self.session = session
     }
 
     /// Sends `control` with `params` (besides the device), then calls `completion` once on this
@@ -39,6 +41,7 @@ final class ControlSideChannel {
         }
         var object: JSONObject = ["device": .string(device)]
         for member in params { object.append(member.key, member.value) }
+        if let session { object.append("session", .string(session)) }
         let request: JSONValue = [
             "jsonrpc": "2.0", "id": 1, "method": "control", "params": .object(object),
         ]
@@ -58,10 +61,7 @@ final class ControlSideChannel {
             return
         }
         timer = loop.scheduleTimer(after: Self.answerTimeout) { [unowned self] in
-            finish(
-                "no answer within 2 s: accessoryd queues it behind this attach session "
-                    + "(use accessoryctl from another terminal once the session is over)"
-            )
+            finish("no answer from accessoryd within 2 s; the request is withdrawn")
         }
     }
 

@@ -66,7 +66,7 @@ final class TerminalSession: PumpTerminal {
 
     /// Raw mode starts once the attach is answered: while it waits in the accessory's queue,
     /// Ctrl-C still interrupts.
-    func attached(loop: IOLoop, quit: @escaping () -> Void) {
+    func attached(loop: IOLoop, session: String?, quit: @escaping () -> Void) {
         self.quit = quit
         do throws(SyscallError) {
             try terminal.enterRawMode()
@@ -75,7 +75,9 @@ final class TerminalSession: PumpTerminal {
             quit()
             return
         }
-        control = settings.socketPath.map { ControlSideChannel(loop: loop, socketPath: $0, device: settings.device) }
+        control = settings.socketPath.map {
+            ControlSideChannel(loop: loop, socketPath: $0, device: settings.device, session: session)
+        }
         message("attached to \(settings.device); \(settings.escape) ? for help, \(settings.escape) q to quit")
     }
 
