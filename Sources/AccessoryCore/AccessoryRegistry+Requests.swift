@@ -72,7 +72,7 @@ extension AccessoryRegistry {
                 )
             )
         case .deviceStatus:
-            ok(target!.statusJSON())
+            ok(withViews(target!.statusJSON(), of: target!.name))
         case .transact(let p):
             submit(.transact(p.data), on: target!, timeoutMs: p.timeoutMs, waitMs: p.waitMs, id: id, origin: origin)
         case .write(let p):
@@ -195,6 +195,7 @@ extension AccessoryRegistry {
         o.append("accessories", .int(visible.count))
         o.append("accessories_ready", .int(visible.filter { $0.state == .ready }.count))
         o.append("requests_in_flight", .int(privileged ? inflightCount : inflightPerClient[origin.clientID] ?? 0))
+        o.append("views", viewsSummaryJSON(of: visible.map(\.name)))
         return o
     }
 

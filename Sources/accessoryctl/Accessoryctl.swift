@@ -21,7 +21,7 @@ struct Accessoryctl: AsyncParsableCommand {
             """,
         subcommands: [
             List.self, Status.self, Transact.self, Write.self, Read.self, Monitor.self, Trace.self, Lock.self,
-            Attach.self, Line.self, Reset.self, Break.self, Clients.self, Kick.self,
+            Attach.self, Line.self, Reset.self, Break.self, Clients.self, Kick.self, Views.self,
         ]
     )
 

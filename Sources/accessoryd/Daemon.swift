@@ -144,7 +144,9 @@ final class Daemon {
             simulators.stop()
         }
         let hotplugStart = Locked<(done: Bool, failure: String?)>((false, nil))
+        let runtimeDirectory = self.runtimeDirectory
         deviceLoop.perform {
+            registry.viewRuntimeDirectory = runtimeDirectory  // Relative view paths: <runtime>/tty/.
             let failure = hotplug.start()
             hotplugStart.withLock { $0 = (true, failure) }
         }
