@@ -70,8 +70,8 @@ import Testing
         }
         #expect(early.isEmpty, "answered while picocom held the accessory: \(early)")
         // Still picocom's: more keys still come back.
-        try pane.type("-and-more")
-        #expect(pane.waitFor { $0.contains("typed-through-picocom-and-more") } != nil, "\(pane.screen)")
+        try pane.type("+and-more")
+        #expect(pane.waitFor { $0.contains("typed-through-picocom+and-more") } != nil, "\(pane.screen)")
 
         let stopwatch = Stopwatch()
         try Self.quitPicocom(pane)
