@@ -8,7 +8,7 @@ struct AccessoryDecoder {
 
     static let keys = [
         "name", "path", "match", "rfcomm", "simulate", "serial", "framing", "response", "unsolicited", "resync",
-        "reconnect", "access", "trace", "enabled",
+        "reconnect", "access", "trace", "enabled", "views",
     ]
     static let sourceKeys = ["path", "match", "rfcomm", "simulate"]
 
@@ -52,6 +52,7 @@ struct AccessoryDecoder {
         }
         accessory.trace = decodeTrace(reader)
         accessory.enabled = reader.bool("enabled") ?? true
+        accessory.views = decodeViews(reader)
         guard name != nil, source != nil else { return nil }
         return accessory
     }

@@ -20,6 +20,8 @@ public struct AccessorySettings: Sendable, Equatable {
     public var trace: TraceSettings?
     /// A disabled accessory is listed (state `disabled`) but never opened.
     public var enabled: Bool
+    /// Pseudo-terminals that show the accessory to programs that only open ttys.
+    public var views: [ViewSettings]
 
     public init(
         name: String,
@@ -32,7 +34,8 @@ public struct AccessorySettings: Sendable, Equatable {
         reconnect: ReconnectSettings = ReconnectSettings(),
         access: AccessPolicy = AccessPolicy(),
         trace: TraceSettings? = nil,
-        enabled: Bool = true
+        enabled: Bool = true,
+        views: [ViewSettings] = []
     ) {
         self.name = name
         self.source = source
@@ -45,5 +48,6 @@ public struct AccessorySettings: Sendable, Equatable {
         self.access = access
         self.trace = trace
         self.enabled = enabled
+        self.views = views
     }
 }

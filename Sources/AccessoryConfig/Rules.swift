@@ -22,6 +22,7 @@ enum Rules {
     static let backoffMs = IntRule(1...3_600_000, "a positive integer (milliseconds, at most 3600000)")
     static let traceMaxBytes = IntRule(1_024...1 << 40, "a byte count from 1024 to 1099511627776")
     static let traceKeep = IntRule(0...1_000, "an integer from 0 to 1000")
+    static let viewBufferBytes = IntRule(1_024...16_777_216, "a byte count from 1024 to 16777216")
     static let principalID = IntRule(0...4_294_967_294, "a name or a numeric id")
 
     /// The longest Unix socket path (`sun_path` holds 108 bytes with the terminating NUL).

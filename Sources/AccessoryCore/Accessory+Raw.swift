@@ -134,7 +134,7 @@ extension Accessory {
         var line: [UInt8] = []
         let params: JSONObject = ["device": .string(name), "reason": .string(reason), "limit": "attach_idle_ms"]
         ResponseEncoder.notification(method: "device.detached", params: JSONValue.object(params), into: &line)
-        session.origin.notify(line: Array("\n".utf8) + line)
+        if session.origin.wantsRawNotices { session.origin.notify(line: Array("\n".utf8) + line) }
         endRawSession(disconnecting: "\(name): \(reason)")
     }
 

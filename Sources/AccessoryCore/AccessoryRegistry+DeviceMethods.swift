@@ -5,7 +5,7 @@ import Operations
 /// use it). Device loop only.
 extension AccessoryRegistry {
     func deviceStatus(of a: Accessory, _ caller: Caller) {
-        caller.succeed(a.statusJSON())
+        caller.succeed(withViews(a.statusJSON(), of: a.name))
     }
 
     func transact(_ p: TransferParams, on a: Accessory, _ caller: Caller) {

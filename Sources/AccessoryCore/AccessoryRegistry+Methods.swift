@@ -107,6 +107,7 @@ extension AccessoryRegistry {
         o.append("accessories", .int(visible.count))
         o.append("accessories_ready", .int(visible.filter { $0.state == .ready }.count))
         o.append("requests_in_flight", .int(privileged ? inflightCount : inflightPerClient[origin.clientID] ?? 0))
+        o.append("views", viewsSummaryJSON(of: visible.map(\.name)))
         return o
     }
 }

@@ -61,7 +61,8 @@ extension AccessoryRegistry {
                 continue
             }
             let samePath = old.configuredPath == Self.devicePath(for: settings, devicePaths: devicePaths)
-            if old.settings == settings && samePath && !limitsChanged {
+            // Views are the view set's (below): a change of views alone leaves the accessory be.
+            if old.settings.withoutViews == settings.withoutViews && samePath && !limitsChanged {
                 next.append(old)
                 summary.unchanged.append(old.name)
             } else if old.isIdle || old.state != .ready {
@@ -87,6 +88,7 @@ extension AccessoryRegistry {
             }
         }
         accessories = next
+        views.apply(configuration.accessories)
         log(.notice, "reload: \(summary)")
         return summary
     }

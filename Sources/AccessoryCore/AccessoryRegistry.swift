@@ -67,6 +67,8 @@ public final class AccessoryRegistry: @unchecked Sendable {  // @unchecked: muta
     /// the registry on hosts without a Bluetooth stack.
     let rfcommDriver: RFCOMMSocketDriver
     let log: (LogLevel, String) -> Void
+    /// The accessories' pty views (``ViewSet``), made by ``start()``.
+    lazy var views = ViewSet(registry: self)
 
     /// Makes the registry; call ``start()`` on the device loop to open the accessories.
     /// `devicePaths` gives the path to open for accessories whose source is not a plain path (the
@@ -117,6 +119,7 @@ public final class AccessoryRegistry: @unchecked Sendable {  // @unchecked: muta
             wire(a)
             a.open()
         }
+        views.apply(accessories.map(\.settings))
     }
 
     /// Connects an accessory's callbacks to the registry. Device loop.
@@ -162,6 +165,7 @@ public final class AccessoryRegistry: @unchecked Sendable {  // @unchecked: muta
         for a in accessories {
             a.shutDown(error: .unavailable(device: a.name, state: .disabled, reason: "the daemon is stopping"))
         }
+        views.closeAll()
     }
 
     /// Requests still waiting for an answer (for a graceful stop). Device loop.
@@ -185,10 +189,12 @@ public final class AccessoryRegistry: @unchecked Sendable {  // @unchecked: muta
         for s in subscriptions.values where s.events.contains(.state) && wants(s, a) {
             s.origin.notify(line: line)
         }
+        views.accessoryChanged(a)
         onStateChange?(a)
     }
 
     private func publish(frame: [UInt8], from a: Accessory) {
+        if !views.isEmpty { views.deliver(frame, from: a) }
         var encoded = false
         for origin in dataSubscribers(of: a) {
             if !encoded {

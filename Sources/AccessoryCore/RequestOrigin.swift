@@ -28,9 +28,13 @@ public protocol RequestOrigin: AnyObject, Sendable {
     func pauseRawInput(_ paused: Bool)
     /// Closes the client's connection (its raw device went away).
     func disconnect(reason: String)
+    /// Whether the daemon may end a raw stream with a notice line of its own (`device.detached`):
+    /// a socket client can tell it apart; a pty view's program would read it as the device's.
+    var wantsRawNotices: Bool { get }
 }
 
 extension RequestOrigin {
+    public var wantsRawNotices: Bool { true }
     public var pid: Int32 { 0 }
     public var connectedSinceMs: Int64 { 0 }
 }

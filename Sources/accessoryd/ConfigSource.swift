@@ -1,4 +1,5 @@
 import AccessoryConfig
+import AccessoryCore
 import Glibc
 import SystemCalls
 
@@ -35,17 +36,24 @@ struct ConfigSource {
                 return ConfigSource(path: nil, configuration: nil, issues: error.issues)
             }
         }
-        return try load(path: path)
+        return try load(path: path, runtimeDirectory: runtimeDirectory)
     }
 
-    static func load(path: String) throws -> ConfigSource {
+    /// Loads and checks the file; views are also checked against the system (owners, groups,
+    /// what is at their paths), their relative paths placed in `runtimeDirectory`.
+    static func load(path: String, runtimeDirectory: String) throws -> ConfigSource {
         let bytes: [UInt8]
         do {
             bytes = try FileIO.readFile(path)
         } catch {
             throw LoadError.unreadable(path, error)
         }
-        let (configuration, issues) = ConfigurationLoader.check(bytes: bytes, file: path)
+        var (configuration, issues) = ConfigurationLoader.check(bytes: bytes, file: path)
+        if let checked = configuration {
+            let found = ViewPreflight.issues(checked, runtimeDirectory: runtimeDirectory)
+            if found.contains(where: { $0.severity == .error }) { configuration = nil }
+            issues += found
+        }
         return ConfigSource(path: path, configuration: configuration, issues: issues)
     }
 }

@@ -148,7 +148,9 @@ final class Daemon {
         // The main thread sleeps until the device loop has opened the accessories (no polling:
         // a 1 ms poll cost a wake-up per millisecond of start-up and up to 1 ms of latency).
         let hotplugStart = SignallingLock<(done: Bool, failure: String?)>((false, nil))
+        let runtimeDirectory = self.runtimeDirectory
         deviceLoop.perform {
+            registry.viewRuntimeDirectory = runtimeDirectory  // Relative view paths: <runtime>/tty/.
             let failure = hotplug.start()
             hotplugStart.withLock { state in
                 state = (true, failure)

@@ -60,7 +60,7 @@ final class Reloader {
     private func load(_ path: String) -> Configuration? {
         let source: ConfigSource
         do {
-            source = try ConfigSource.load(path: path)
+            source = try ConfigSource.load(path: path, runtimeDirectory: simulators.runtimeDirectory)
         } catch {
             log(.error, "reload: \(error)")
             return nil

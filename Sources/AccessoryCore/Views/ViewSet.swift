@@ -1,0 +1,171 @@
+import AccessoryConfig
+import ControlProtocol
+import IOLoop
+import SystemCalls
+
+/// The registry's pty views, by link path: made at start, reconciled by a reload (a view whose
+/// accessory and settings are unchanged is kept as it is, with its pty and its program; changed
+/// ones are made again; removed ones closed), and closed at shutdown. Views belong to accessory
+/// names, not accessory objects, so a reload that replaces an accessory keeps its views.
+///
+/// Also the one timer that notices programs opening views nobody had open (``PtyView``).
+///
+/// Device loop only.
+final class ViewSet {
+    unowned let registry: AccessoryRegistry
+    /// Where relative view paths go: `<runtimeDirectory>/tty/`.
+    var runtimeDirectory = DaemonPaths.currentRuntimeDirectory()
+    private(set) var views: [PtyView] = []
+    /// Views that could not be made, with why (shown in `device.status`).
+    private(set) var failures: [(accessory: String, path: String, error: ViewError)] = []
+    private var byAccessory: [String: [PtyView]] = [:]
+    private var pollTimer: LoopTimer?
+    /// View client ids are far above the control server's connection ids (counted from 1).
+    private var nextClientID: UInt64 = 1 << 62
+
+    /// How often views nobody has open are looked at.
+    static let pollInterval: Duration = .milliseconds(200)
+
+    init(registry: AccessoryRegistry) {
+        self.registry = registry
+    }
+
+    var isEmpty: Bool { views.isEmpty }
+
+    /// Makes, keeps or closes views so that they match `accessories`' `views:`. Device loop.
+    func apply(_ accessories: [AccessorySettings]) {
+        var wanted: [(accessory: String, settings: ViewSettings, path: String)] = []
+        for a in accessories {
+            for v in a.views { wanted.append((a.name, v, v.linkPath(runtimeDirectory: runtimeDirectory))) }
+        }
+        var kept: [PtyView] = []
+        for view in views {
+            if wanted.contains(where: { $0.path == view.link.path && $0.accessory == view.accessoryName && $0.settings == view.settings }) {
+                kept.append(view)
+            } else {
+                view.close(reason: "changed or removed by the configuration")
+            }
+        }
+        views = kept
+        failures = []
+        for w in wanted where !kept.contains(where: { $0.link.path == w.path }) {
+            do {
+                let view = try make(accessory: w.accessory, settings: w.settings, path: w.path)
+                views.append(view)
+                registry.log(.info, "view \(w.path) of \(w.accessory): \(view.slavePath), \(w.settings.mode.rawValue)")
+            } catch {
+                failures.append((w.accessory, w.path, error))
+                registry.log(.error, "view of \(w.accessory): \(error)")
+            }
+        }
+        byAccessory = Dictionary(grouping: views, by: \.accessoryName)
+        armPoll()
+    }
+
+    private func make(accessory: String, settings: ViewSettings, path: String) throws(ViewError) -> PtyView {
+        let (uid, gid) = try ViewIdentity.resolve(settings)
+        if !settings.pty.hasPrefix("/") { try ensureRelativeFolder() }
+        let view = try PtyView(
+            accessoryName: accessory,
+            settings: settings,
+            linkPath: path,
+            clientID: nextClientID,
+            owner: uid,
+            group: gid,
+            loop: registry.loop,
+            registry: registry
+        )
+        nextClientID += 1
+        registry.clients[view.clientID] = view
+        if let a = registry.accessory(named: accessory) {
+            view.accessoryChanged(ready: a.state == .ready, state: a.reportedState.rawValue)
+        }
+        return view
+    }
+
+    /// The runtime directory and its `tty/` folder: this user's, writable by nobody else.
+    /// Searchable by all (0755) when made here, so that other users' programs can reach a view
+    /// the pty's own mode lets them open.
+    private func ensureRelativeFolder() throws(ViewError) {
+        let rule = DirectorySafety.privateTo(uid: UserDatabase.effectiveUserID)
+        let folder = runtimeDirectory + "/" + ViewSettings.relativeFolder
+        do {
+            try rule.ensure(runtimeDirectory, mode: 0o755)
+            try rule.ensure(folder, mode: 0o755)
+        } catch {
+            throw .unsafeDirectory(path: folder, error)
+        }
+    }
+
+    /// Closes every view (the daemon is stopping). Device loop.
+    func closeAll() {
+        for view in views { view.close(reason: "the daemon is stopping") }
+        views = []
+        byAccessory = [:]
+        pollTimer?.cancel()
+        pollTimer = nil
+    }
+
+    /// A frame of `a` that no request claimed. Device loop.
+    func deliver(_ frame: [UInt8], from a: Accessory) {
+        guard let list = byAccessory[a.name] else { return }
+        for view in list { view.unclaimed(frame, framing: a.settings.framing) }
+    }
+
+    /// `a` changed state. Device loop.
+    func accessoryChanged(_ a: Accessory) {
+        guard let list = byAccessory[a.name] else { return }
+        for view in list { view.accessoryChanged(ready: a.state == .ready, state: a.reportedState.rawValue) }
+    }
+
+    /// The views of the accessory `name`, and those that could not be made. Device loop.
+    func statusJSON(of name: String) -> [JSONValue] {
+        var list = (byAccessory[name] ?? []).map { $0.statusJSON() }
+        for f in failures where f.accessory == name {
+            list.append(.object(["path": .string(f.path), "error": .string(f.error.description)]))
+        }
+        return list
+    }
+
+    // MARK: - Programs opening views
+
+    private func armPoll() {
+        guard pollTimer == nil, !views.isEmpty else { return }
+        pollTimer = registry.loop.scheduleTimer(after: Self.pollInterval, repeating: Self.pollInterval) {
+            [unowned self] in poll()
+        }
+    }
+
+    private func poll() {
+        guard !views.isEmpty else {
+            pollTimer?.cancel()
+            pollTimer = nil
+            return
+        }
+        for view in views where !view.isOpen { _ = view.checkOpened() }
+    }
+}
+
+/// A view's owner and group as ids: named ones looked up, absent ones the daemon's own.
+/// Threading: pure apart from the user database. Any thread.
+enum ViewIdentity {
+    static func resolve(_ settings: ViewSettings) throws(ViewError) -> (uid: UInt32, gid: UInt32) {
+        var uid = UserDatabase.effectiveUserID
+        var gid = UserDatabase.effectiveGroupID
+        switch settings.owner {
+        case .id(let id)?: uid = id
+        case .name(let name)?:
+            guard let found = (try? UserDatabase.userID(named: name)) ?? nil else { throw .unknownUser(name) }
+            uid = found
+        case nil: break
+        }
+        switch settings.group {
+        case .id(let id)?: gid = id
+        case .name(let name)?:
+            guard let found = (try? UserDatabase.groupID(named: name)) ?? nil else { throw .unknownGroup(name) }
+            gid = found
+        case nil: break
+        }
+        return (uid, gid)
+    }
+}
