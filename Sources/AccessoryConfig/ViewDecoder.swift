@@ -15,7 +15,9 @@ extension AccessoryDecoder {
                 continue
             }
             if !reader.has("pty") {
-                reader.errorHere("missing required key \"pty\" (the view's path: a name under the runtime directory's tty/ folder, or an absolute path)")
+                reader.errorHere(
+                    "missing required key \"pty\" (the view's path: a name under the runtime directory's tty/ folder, or an absolute path)"
+                )
             }
             if !reader.has("mode") { reader.errorHere("missing required key \"mode\" (monitor, shared or exclusive)") }
             let pty = reader.string("pty", what: "a path")

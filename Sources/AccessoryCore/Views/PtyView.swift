@@ -111,7 +111,9 @@ final class PtyView: @unchecked Sendable {
         // Checked before anything is made: a path that is taken stays as it is.
         _ = try link.inspect()
         let pair: PseudoTerminalPair
-        do { pair = try PseudoTerminal.open() } catch { throw .system("cannot open a pty for the view \(linkPath)", error) }
+        do { pair = try PseudoTerminal.open() } catch {
+            throw .system("cannot open a pty for the view \(linkPath)", error)
+        }
         slavePath = pair.slavePath
         let masterFD = pair.master
         try Self.prepareSlave(slavePath, owner: owner, group: group, perm: settings.effectivePerm, for: linkPath)

@@ -13,7 +13,9 @@ public enum ViewPreflight {
         let map = configuration.sourceMap
         var issues: [ConfigIssue] = []
         func report(_ path: String, _ message: String) {
-            issues.append(ConfigIssue(.error, file: map.file, line: map.line(for: path), keyPath: path, message: message))
+            issues.append(
+                ConfigIssue(.error, file: map.file, line: map.line(for: path), keyPath: path, message: message)
+            )
         }
         var taken: [String: String] = [configuration.socket.path: "the control socket (socket.path)"]
         for (a, accessory) in configuration.accessories.enumerated() {

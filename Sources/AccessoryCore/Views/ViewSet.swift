@@ -40,7 +40,9 @@ final class ViewSet {
         }
         var kept: [PtyView] = []
         for view in views {
-            if wanted.contains(where: { $0.path == view.link.path && $0.accessory == view.accessoryName && $0.settings == view.settings }) {
+            if wanted.contains(where: {
+                $0.path == view.link.path && $0.accessory == view.accessoryName && $0.settings == view.settings
+            }) {
                 kept.append(view)
             } else {
                 view.close(reason: "changed or removed by the configuration")
