@@ -36,7 +36,10 @@ extension AccessoryRegistry {
             o.append("pid", .int(Int(c.pid)))
             o.append("uid", .int(Int(c.uid)))
             o.append("user", ProcessIdentity.userName(ofID: c.uid).map(JSONValue.string) ?? .null)
-            o.append("command", ProcessIdentity.commandName(ofProcess: c.pid).map(JSONValue.string) ?? .null)
+            // A pty view is a client of the daemon's own: named by its path.
+            let command =
+                (c as? PtyView).map { "view \($0.link.path)" } ?? ProcessIdentity.commandName(ofProcess: c.pid)
+            o.append("command", command.map(JSONValue.string) ?? .null)
             o.append("connected_since_ms", .integer(c.connectedSinceMs))
             o.append("locks", .array((held[id]?.locks ?? []).map(JSONValue.string)))
             o.append("attached", held[id]?.attached.map(JSONValue.string) ?? .null)

@@ -50,6 +50,14 @@ struct PtyViewTests {
         #expect(frameTexts(client.response(2)?.value) == ["mine"])
         #expect(h.readFor(fd, seconds: 0.3).isEmpty)
         #expect(h.counter("mon", "bytes_to_program") == 6)
+        // The view is a client: in clients.list (named by its path) and daemon.status.
+        h.core.request(#"{"jsonrpc":"2.0","id":3,"method":"clients.list"}"#, from: client)
+        let listed = client.response(3)?.value?["clients"]?.arrayValue ?? []
+        #expect(listed.contains { $0["command"]?.stringValue == "view \(h.viewDir)/mon" })
+        h.core.request(#"{"jsonrpc":"2.0","id":4,"method":"daemon.status"}"#, from: client)
+        let summary = client.response(4)?.value?["views"]?.arrayValue ?? []
+        #expect(summary.count == 1 && summary.first?["mode"]?.stringValue == "monitor")
+        #expect(summary.first?["open"]?.boolValue == true && summary.first?["device"]?.stringValue == "echo")
     }
 
     @Test("monitor: a program that does not read loses the oldest frames, counted; the accessory serves on")
