@@ -71,6 +71,11 @@ extension PtyView {
 
     /// Sends waiting frames as `transact`s, in order, while fewer than the maximum are in flight.
     func sendPendingFrames() {
+        // A request refused at once is answered inside `handle`: the loop below goes on with
+        // the next frame rather than this function running again inside itself.
+        guard !isSendingFrames else { return }
+        isSendingFrames = true
+        defer { isSendingFrames = false }
         while requestsInFlight < Self.maxRequestsInFlight, !pendingFrames.isEmpty {
             let frame = pendingFrames.removeFirst()
             guard let registry, let a = registry.accessory(named: accessoryName), a.state == .ready else {

@@ -49,6 +49,8 @@ final class PtyView: @unchecked Sendable {
     /// `shared`: frames waiting for a place among the requests in flight.
     var pendingFrames: [[UInt8]] = []
     var requestsInFlight = 0
+    /// Inside ``sendPendingFrames()``.
+    var isSendingFrames = false
     var nextRequestID: Int64 = 1
     /// `exclusive`: the raw session, if any.
     var session: ExclusiveSession = .idle

@@ -117,6 +117,34 @@ struct PtyViewTests {
         #expect(h.counter("sh", "frames_to_device") == 7 && h.counter("sh", "replies") == 7)
     }
 
+    @Test("shared: the view's owner and group are its credentials for access; a refused frame is counted")
+    func sharedAccess() throws {
+        let h = try ViewHarness(sims: ["echo": SimulatorConfiguration(name: "echo")]) { dir in
+            """
+            accessories:
+              - name: echo
+                path: {sim:echo}
+                access: {users: [65533]}
+                views:
+                  - {pty: \(dir)/nobody, mode: shared, owner: 65534, group: 65534}
+                  - {pty: \(dir)/allowed, mode: shared, owner: 65533}
+            """
+        }
+        #expect(h.core.waitReady("echo"))
+        let nobody = try #require(h.open("nobody"))
+        let allowed = try #require(h.open("allowed"))
+        defer {
+            close(nobody)
+            close(allowed)
+        }
+        h.write(nobody, "a\nb\nc\n")
+        #expect(Wait.until(seconds: 5) { h.counter("nobody", "refused_frames") == 3 })
+        #expect(h.readFor(nobody, seconds: 0.2).isEmpty)
+        h.write(allowed, "fine\n")
+        #expect(String(decoding: h.read(allowed, atLeast: 5), as: UTF8.self) == "fine\n")
+        #expect(h.status("nobody")?["uid"]?.int64Value == 65534)
+    }
+
     @Test("exclusive: the first write takes a raw session; others wait until the program closes the view")
     func exclusive() throws {
         let h = try Self.harness(views: "      - {pty: {views}/x, mode: exclusive}")
