@@ -188,6 +188,23 @@ struct PtyViewTests {
         #expect(h.counter("x", "sessions") == 2)
     }
 
+    @Test("exclusive: the view's own idle_ms ends a session the daemon-wide limit would keep")
+    func exclusiveViewIdle() throws {
+        let h = try Self.harness(views: "      - {pty: {views}/x, mode: exclusive, idle_ms: 300}")
+        let fd = try #require(h.open("x"))
+        defer { close(fd) }
+        h.write(fd, "a\n")
+        #expect(h.read(fd, atLeast: 2) == Array("a\n".utf8))
+        #expect(h.status("x")?["session"]?.stringValue == "attached")
+        #expect(Wait.until(seconds: 5) { h.status("x")?["session"]?.stringValue == "idle" })
+        let other = RecordingOrigin(clientID: 1)
+        h.core.request(
+            #"{"jsonrpc":"2.0","id":1,"method":"transact","params":{"device":"echo","data":"free"}}"#,
+            from: other
+        )
+        #expect(frameTexts(other.response(1)?.value) == ["free"])
+    }
+
     @Test("unplug and replug never close the pty: writes are refused meanwhile, and data flows again after")
     func survivesReplug() throws {
         let h = try Self.harness(
