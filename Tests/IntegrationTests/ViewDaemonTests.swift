@@ -83,6 +83,23 @@ import Testing
         #expect(Self.read(mon.rawValue, atLeast: 5) == "seen\n")
         #expect(Self.read(sh.rawValue, atLeast: 5) == "seen\n")
 
+        // accessoryctl views: the table, and --json with each view's status and its device.
+        let table = try Self.ctl(s, ["views"])
+        let rows = table.split(separator: "\n").map { $0.split(separator: " ", omittingEmptySubsequences: true) }
+        #expect(rows.first == ["DEVICE", "PATH", "MODE", "OPEN", "TO-PROG", "FROM-PROG", "DROPPED", "REFUSED", "PTY"])
+        #expect(
+            rows.contains {
+                $0.count == 9 && $0[1] == tty + "sh" && $0[2] == "shared" && $0[3] == "yes" && $0[4] == "9"
+                    && $0[5] == "4"
+            }
+        )
+        let json = try JSONParser.parse(Array(try Self.ctl(s, ["views", "--json"]).utf8))
+        let listed = json["views"]?.arrayValue ?? []
+        #expect(listed.count == 2 && listed.allSatisfy { $0["device"]?.stringValue == "echo" })
+        #expect(
+            listed.first { $0["path"]?.stringValue == tty + "mon" }?["counters"]?["bytes_to_program"]?.int64Value == 5
+        )
+
         // Reload: the shared view becomes a monitor view (a new pty); the monitor view is kept.
         let monPty = try view("mon")?["pty"]?.stringValue
         _ = try s.directory.write(
@@ -104,6 +121,20 @@ import Testing
         _ = try client.result("write", Params.transfer("echo", "after"))
         #expect(Self.read(mon.rawValue, atLeast: 6).hasSuffix("after\n"))
         #expect(try view("mon")?["open"]?.boolValue == true)
+    }
+
+    /// `accessoryctl --socket … arguments`'s standard output (bounded: 10 s; must exit 0).
+    static func ctl(_ s: Scenario, _ arguments: [String]) throws -> String {
+        let run = try ChildRun(
+            label: "accessoryctl \(arguments)",
+            executable: try BuiltProducts.executable("accessoryctl"),
+            arguments: ["--socket", s.socketPath] + arguments,
+            stdoutPath: s.directory.file("ctl.out"),
+            stderrPath: s.directory.file("ctl.err")
+        )
+        defer { run.kill() }
+        #expect(run.wait(seconds: 10) == .exited(0), "stderr: \(run.stderr)")
+        return run.stdout
     }
 
     /// What `fd` gives until it has `count` bytes (bounded: 5 s).
