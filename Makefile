@@ -1,6 +1,12 @@
 # accessoryd — the two commands a newcomer needs are `make demo` and `make test`.
 SWIFT ?= swift
-.PHONY: deps bench-deps build test python-test test-race lint format units demo bench micro-bench loop-bench ops-bench serial-bench soak soak-ci fuzz clean
+## The release build: linked with --static-swift-stdlib in its own scratch folder. The demo, the
+## benchmarks, `make install` and `make deb` all use it (one release build in CI).
+STATIC = --static-swift-stdlib --scratch-path .build-static
+## The built programs `install` copies (RELEASE_BIN=folder to install other builds).
+RELEASE_BIN ?= $(shell $(SWIFT) build -c release $(STATIC) --show-bin-path 2>/dev/null)
+.PHONY: deps bench-deps build test python-test test-race lint format units demo bench micro-bench loop-bench ops-bench serial-bench soak soak-ci fuzz clean \
+	release install install-check deb deb-check footprint
 
 deps:
 	@scripts/install-deps.sh
@@ -21,6 +27,10 @@ test: deps
 		$(SWIFT) test --skip-build --no-parallel --filter HotplugNetlink
 	@# The daemon end to end once more with `threads: {control: own}` (clients on a second loop thread).
 	ACCESSORYD_IT_CONTROL_THREAD=own $(SWIFT) test --skip-build --no-parallel --filter IntegrationTests
+	@# The man pages render without warnings; `make install DESTDIR=…` installs exactly the listed
+	@# files (here with the debug build's programs: the list is what is checked).
+	@scripts/check-man.sh
+	@scripts/check-install.sh "$$($(SWIFT) build --show-bin-path)"
 	@$(MAKE) --no-print-directory python-test
 
 ## Debian's interpreter: scripts/install-deps.sh installs pytest, jsonschema, mypy and pyserial for it.
@@ -53,18 +63,21 @@ units:
 	$(SWIFT) build --product accessoryd
 	@scripts/check-units.sh "$$($(SWIFT) build --show-bin-path)"
 
-## Builds in release, starts the daemon on its embedded default (simulated accessories) and
-## runs a short accessoryctl session against it.
-demo: deps
-	$(SWIFT) build -c release --product accessoryd
-	$(SWIFT) build -c release --product accessoryctl
-	$(SWIFT) build -c release --product accessory-sim
-	@scripts/demo.sh "$$($(SWIFT) build -c release --show-bin-path)"
+## Starts the daemon of the release build that is installed and packaged (`make release`: one
+## release build for the demo, `make footprint`, `make bench` and `make deb`) on its embedded
+## default (simulated accessories) and runs a short accessoryctl session against it.
+demo: release
+	@scripts/demo.sh "$(RELEASE_BIN)"
 
 ## accessoryd beside direct, socat and ser2net (about 5 minutes): prints the table and writes
 ## bench/results/latest.md. Pass flags with BENCH_ARGS="--requests 5000".
-bench: bench-deps
-	SWIFT=$(SWIFT) scripts/compare-bench.sh $(BENCH_ARGS)
+bench: bench-deps release
+	SWIFT=$(SWIFT) SWIFT_BUILD_FLAGS="$(STATIC)" scripts/compare-bench.sh $(BENCH_ARGS)
+
+## What the installed programs cost (docs/packaging.md, "Footprint"): stripped sizes, start-up to
+## READY=1 with 16 accessories, memory after 64 clients at once; of the `make release` build.
+footprint: bench-deps release
+	python3 bench/footprint/footprint.py "$(RELEASE_BIN)" $(FOOTPRINT_ARGS)
 
 ## The component micro-benchmarks.
 micro-bench: loop-bench ops-bench serial-bench
@@ -112,5 +125,47 @@ FUZZ_SECONDS ?= 60
 fuzz: deps
 	FUZZ_SECONDS=$(FUZZ_SECONDS) fuzz/run.sh
 
+## The version, written once in Sources/AccessoryVersion/AccessoryVersion.swift.
+VERSION := $(shell sed -n 's/.*static let number = "\(.*\)".*/\1/p' Sources/AccessoryVersion/AccessoryVersion.swift)
+
+## Installation (docs/packaging.md). The programs are the release build linked with
+## --static-swift-stdlib (its own scratch path, so it does not rebuild the dynamic release build
+## `make bench` uses): they run without a Swift toolchain.
+PREFIX ?= /usr/local
+DESTDIR ?=
+BINDIR ?= $(PREFIX)/bin
+SYSCONFDIR ?= /etc
+DATADIR ?= $(PREFIX)/share
+DOCDIR ?= $(DATADIR)/doc/accessoryd
+MANDIR ?= $(DATADIR)/man
+UNITDIR ?= $(PREFIX)/lib/systemd/system
+UDEVRULESDIR ?= $(PREFIX)/lib/udev/rules.d
+BASHCOMPDIR ?= $(DATADIR)/bash-completion/completions
+ZSHCOMPDIR ?= $(DATADIR)/zsh/site-functions
+FISHCOMPDIR ?= $(DATADIR)/fish/vendor_completions.d
+PROGRAMS = accessoryd accessoryctl accessory-sim
+
+release: deps
+	for p in $(PROGRAMS); do $(SWIFT) build -c release $(STATIC) --product $$p || exit 1; done
+
+## Installs into $(DESTDIR)$(PREFIX); never overwrites an existing $(SYSCONFDIR)/accessoryd/accessoryd.yaml.
+install: $(if $(filter command line,$(origin RELEASE_BIN)),,release)
+	@scripts/install.sh "$(RELEASE_BIN)" "$(DESTDIR)" "$(BINDIR)" "$(SYSCONFDIR)" "$(DOCDIR)" "$(MANDIR)" \
+		"$(UNITDIR)" "$(UDEVRULESDIR)" "$(BASHCOMPDIR)" "$(ZSHCOMPDIR)" "$(FISHCOMPDIR)"
+
+## `make install DESTDIR=<scratch>` installs exactly the files in scripts/install-files.txt.
+install-check: release
+	@scripts/check-install.sh "$(RELEASE_BIN)"
+
+## The Debian package (docs/packaging.md): build/accessoryd_$(VERSION)_<arch>.deb, checked by lintian.
+deb: release
+	@scripts/install-deps.sh --deb
+	@scripts/make-deb.sh "$(RELEASE_BIN)" "$(VERSION)"
+
+## CI's package check: lintian, then the package's programs run from a scratch root with the
+## Swift toolchain hidden (scripts/check-deb.sh).
+deb-check: deb
+	@scripts/check-deb.sh "build/accessoryd_$(VERSION)_$$(dpkg --print-architecture).deb"
+
 clean:
-	rm -rf .build .build-*
+	rm -rf .build .build-* build

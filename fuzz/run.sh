@@ -57,6 +57,8 @@ mapfile -t objects < <(find "$bin" -path '*.build/*.o' -not -path '*/ModuleCache
 mapfile -t modulemaps < <(
   find "$bin" -maxdepth 2 -name module.modulemap
   find Sources/*/include .build-fuzz/checkouts/*/Sources/*/include -name module.modulemap 2>/dev/null
+  # System-library targets (CYAML, CUdev) keep theirs beside their header.
+  find Sources -mindepth 2 -maxdepth 2 -name module.modulemap
 )
 flags=(-sanitize=fuzzer,address -parse-as-library -swift-version 6 -g -use-ld=lld -I "$bin/Modules")
 for map in "${modulemaps[@]}"; do flags+=(-Xcc "-fmodule-map-file=$map"); done

@@ -2,7 +2,8 @@
 # make units: checks the systemd units in systemd/ the way systemd would load them.
 #  1. systemd-analyze verify on the service and the socket. It exits 0 on unknown keys and bad
 #     values (it only prints), so ANY output fails. ExecStart must name an executable that
-#     exists, so the check runs on a copy whose ExecStart points at the built accessoryd.
+#     exists, so the units are rendered from their templates (scripts/render-units.sh, as
+#     `make install` does) with BINDIR the folder of the built accessoryd.
 #  2. systemd-analyze security --offline=true: the exposure must be 2.0 or lower (--threshold is
 #     in tenths). The score is printed.
 # Needs no running systemd (PID 1 need not be systemd). Usage: check-units.sh BIN_DIR
@@ -15,13 +16,16 @@ command -v systemd-analyze >/dev/null || { echo "check-units: systemd-analyze is
 
 WORK="$(mktemp -d /tmp/accessoryd-units.XXXXXX)"
 trap 'rm -rf "$WORK"' EXIT
-cp "$HERE/systemd/accessoryd.service" "$HERE/systemd/accessoryd.socket" "$WORK/"
-grep -q '^ExecStart=/usr/local/bin/accessoryd ' "$WORK/accessoryd.service" \
-  || { echo "check-units: ExecStart no longer starts with /usr/local/bin/accessoryd; update this script" >&2; exit 1; }
-sed -i "s|^ExecStart=/usr/local/bin/accessoryd |ExecStart=$BIN/accessoryd |" "$WORK/accessoryd.service"
+"$HERE/scripts/render-units.sh" "$BIN" /usr/local/share/doc/accessoryd "$WORK"
+grep -q "^ExecStart=$BIN/accessoryd " "$WORK/accessoryd.service" \
+  || { echo "check-units: the rendered ExecStart does not start $BIN/accessoryd" >&2; exit 1; }
 
+# Documentation=man:… is checked by running man: the pages in man/, laid out as installed.
+for page in "$HERE"/man/*.[0-9]; do
+  mkdir -p "$WORK/man/man${page##*.}" && cp "$page" "$WORK/man/man${page##*.}/"
+done
 echo "-- systemd-analyze verify accessoryd.service accessoryd.socket"
-output="$(cd "$WORK" && systemd-analyze verify accessoryd.service accessoryd.socket 2>&1)" || {
+output="$(cd "$WORK" && MANPATH="$WORK/man" systemd-analyze verify accessoryd.service accessoryd.socket 2>&1)" || {
   echo "$output"; echo "check-units: verify failed" >&2; exit 1; }
 if [ -n "$output" ]; then
   echo "$output"; echo "check-units: verify printed warnings (treated as errors)" >&2; exit 1

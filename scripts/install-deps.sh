@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs what accessoryd needs to build and test on Debian, only when it is missing.
 # Checks with pkg-config / command -v first; calls apt-get only for what is absent.
-# `--bench` also installs what `make bench` compares accessoryd with (socat, ser2net).
+# `--bench` also installs what `make bench` compares accessoryd with (socat, ser2net);
+# `--deb` what `make deb` and scripts/check-deb.sh use (dpkg-dev, lintian, man-db).
 set -euo pipefail
 
 missing=()
@@ -9,8 +10,9 @@ command -v swift >/dev/null 2>&1 || { echo "error: the Swift toolchain (swift) i
 command -v pkg-config >/dev/null 2>&1 || missing+=(pkg-config)
 if command -v pkg-config >/dev/null 2>&1; then
   pkg-config --exists libudev 2>/dev/null || missing+=(libudev-dev)
+  pkg-config --exists yaml-0.1 2>/dev/null || missing+=(libyaml-dev)
 else
-  missing+=(libudev-dev)
+  missing+=(libudev-dev libyaml-dev)
 fi
 # What the tests run, found on PATH (Tests: ExternalProgram): setpriv (other users), prlimit
 # (the out-of-descriptors test), unshare (`make test`'s netlink tests), python3 (clients as
@@ -18,6 +20,8 @@ fi
 for program in setpriv prlimit unshare; do
   command -v "$program" >/dev/null 2>&1 || { missing+=(util-linux); break; }
 done
+# mandoc: `mandoc -T lint` on the man pages (scripts/check-man.sh, run by make test).
+command -v mandoc >/dev/null 2>&1 || missing+=(mandoc)
 command -v python3 >/dev/null 2>&1 || missing+=(python3)
 command -v strace >/dev/null 2>&1 || missing+=(strace)
 # The Python client's checks (make test): Debian's interpreter and its packages, so that
@@ -43,6 +47,13 @@ command -v systemd-socket-activate >/dev/null 2>&1 || missing+=(systemd)
 if [ "${1:-}" = "--bench" ]; then
   command -v socat >/dev/null 2>&1 || missing+=(socat)
   command -v ser2net >/dev/null 2>&1 || [ -x /usr/sbin/ser2net ] || missing+=(ser2net)
+fi
+
+if [ "${1:-}" = "--deb" ]; then
+  command -v dpkg-shlibdeps >/dev/null 2>&1 || missing+=(dpkg-dev)
+  command -v lintian >/dev/null 2>&1 || missing+=(lintian)
+  command -v man >/dev/null 2>&1 || missing+=(man-db)
+  command -v unshare >/dev/null 2>&1 || missing+=(util-linux)
 fi
 
 if [ ${#missing[@]} -gt 0 ]; then

@@ -1,4 +1,4 @@
-import Yams
+import YAMLTree
 
 /// Decodes one entry of `accessories:` (see ``Configuration`` for the schema).
 ///

@@ -1,4 +1,4 @@
-import Yams
+import YAMLTree
 
 /// Turns a composed YAML tree into a ``Configuration``: structure and types only (ranges and
 /// cross-checks are ``validate(_:)``'s). Every problem is recorded with its line and key path;

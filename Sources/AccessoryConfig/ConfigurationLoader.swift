@@ -1,4 +1,4 @@
-import Yams
+import YAMLTree
 
 /// Decodes configuration text (the daemon reads the file; this module does no I/O).
 ///
@@ -12,8 +12,8 @@ public enum ConfigurationLoader {
     public static func check(yaml: String, file: String) -> (configuration: Configuration?, issues: [ConfigIssue]) {
         let context = DecodeContext(file: file)
         let root: Node?
-        do {
-            root = try Yams.compose(yaml: yaml)
+        do throws(YAMLError) {
+            root = try YAML.compose(yaml: yaml)
         } catch {
             return (nil, [syntaxIssue(error, file: file)])
         }
@@ -62,29 +62,17 @@ public enum ConfigurationLoader {
         return configuration
     }
 
-    private static func syntaxIssue(_ error: any Error, file: String) -> ConfigIssue {
-        guard let yamlError = error as? YamlError else {
-            return ConfigIssue(.error, file: file, line: nil, keyPath: "", message: "cannot parse the YAML: \(error)")
-        }
-        let line: Int?
+    private static func syntaxIssue(_ error: YAMLError, file: String) -> ConfigIssue {
         let message: String
-        switch yamlError {
-        case .scanner(let context, let problem, let mark, _),
-            .parser(let context, let problem, let mark, _),
-            .composer(let context, let problem, let mark, _):
-            line = mark.line
-            message = "YAML syntax error: \(problem)" + (context.map { " (\($0.text) at line \($0.mark.line))" } ?? "")
-        case .duplicatedKeysInMapping(let duplicates, let context):
-            line = context.mark.line
-            let keys = duplicates.sorted().map { "\"\($0)\"" }.joined(separator: ", ")
+        switch error {
+        case .syntax(let problem, _, let context, let contextLine):
+            message = "YAML syntax error: \(problem)" + (context.map { " (\($0) at line \(contextLine ?? 0))" } ?? "")
+        case .duplicateKeys(let keys, _):
+            let keys = keys.map { "\"\($0)\"" }.joined(separator: ", ")
             message = "duplicate key \(keys) in one mapping (each key may appear once)"
-        case .reader(let problem, _, _, _):
-            line = nil
+        case .reader(let problem):
             message = "cannot read the YAML: \(problem)"
-        default:
-            line = nil
-            message = "cannot parse the YAML: \(yamlError)"
         }
-        return ConfigIssue(.error, file: file, line: line, keyPath: "", message: message)
+        return ConfigIssue(.error, file: file, line: error.line, keyPath: "", message: message)
     }
 }

@@ -1,7 +1,7 @@
 import Yams
 
 extension AccessoryDecoder {
-    static let viewKeys = ["pty", "mode", "owner", "group", "perm", "buffer_bytes"]
+    static let viewKeys = ["pty", "mode", "owner", "group", "perm", "buffer_bytes", "idle_ms"]
 
     /// `views: [{pty, mode, owner?, group?, perm?, buffer_bytes?}]`; entries without a usable
     /// `pty` or `mode` are reported and left out.
@@ -36,6 +36,10 @@ extension AccessoryDecoder {
                 ConfigDecoder(context: context).decodePrincipal($0, path: reader.childPath("group"))
             }
             let buffer = reader.integer("buffer_bytes", Rules.viewBufferBytes)
+            let idle = reader.integer("idle_ms", Rules.timeoutMs)
+            if idle != nil, mode != nil, mode != .exclusive {
+                reader.error("idle_ms", "applies only to an exclusive view (its raw session)")
+            }
             guard let pty, let mode else { continue }
             views.append(
                 ViewSettings(
@@ -44,7 +48,8 @@ extension AccessoryDecoder {
                     owner: owner,
                     group: group,
                     perm: perm,
-                    bufferBytes: buffer ?? ViewSettings.defaultBufferBytes
+                    bufferBytes: buffer ?? ViewSettings.defaultBufferBytes,
+                    idleMs: idle
                 )
             )
         }

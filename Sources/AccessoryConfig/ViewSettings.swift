@@ -9,6 +9,7 @@
 ///     group: dialout      # optional: the slave's group
 ///     perm: "0660"        # optional: the slave's mode (octal)
 ///     buffer_bytes: 65536 # optional: what a program that does not read may fall behind by
+///     idle_ms: 60000      # optional, exclusive: the raw session ends after this long without a byte
 /// ```
 ///
 /// Threading: a value. Any thread.
@@ -34,6 +35,9 @@ public struct ViewSettings: Sendable, Equatable {
     public var perm: UInt32?
     /// The most the daemon keeps for a program that does not read (oldest dropped first).
     public var bufferBytes: Int
+    /// `exclusive`: the raw session ends when no byte went either way for this long; `nil`:
+    /// only `limits.attach_idle_ms` (every raw session's bound) ends it.
+    public var idleMs: Int?
 
     public static let defaultBufferBytes = 64 << 10
 
@@ -43,7 +47,8 @@ public struct ViewSettings: Sendable, Equatable {
         owner: Principal? = nil,
         group: Principal? = nil,
         perm: UInt32? = nil,
-        bufferBytes: Int = ViewSettings.defaultBufferBytes
+        bufferBytes: Int = ViewSettings.defaultBufferBytes,
+        idleMs: Int? = nil
     ) {
         self.pty = pty
         self.mode = mode
@@ -51,6 +56,7 @@ public struct ViewSettings: Sendable, Equatable {
         self.group = group
         self.perm = perm
         self.bufferBytes = bufferBytes
+        self.idleMs = idleMs
     }
 
     /// The permission bits the slave gets.

@@ -14,6 +14,12 @@ func validateViews(_ configuration: Configuration) -> [ConfigIssue] {
         for (v, view) in accessory.views.enumerated() {
             let path = KeyPath.index(KeyPath.child(KeyPath.index("accessories", a), "views"), v)
             if let problem = ViewPathRule.problem(view.pty) { error(path + ".pty", problem) }
+            if let ms = view.idleMs, !Rules.timeoutMs.accepts(ms) {
+                error(path + ".idle_ms", "expected \(Rules.timeoutMs.what), got \(ms)")
+            }
+            if !Rules.viewBufferBytes.accepts(view.bufferBytes) {
+                error(path + ".buffer_bytes", "expected \(Rules.viewBufferBytes.what), got \(view.bufferBytes)")
+            }
             if let perm = view.perm, perm > 0o777 {
                 error(path + ".perm", "expected permission bits (at most 0777), got \(String(perm, radix: 8))")
             }

@@ -1,4 +1,4 @@
-import Yams
+import YAMLTree
 
 /// Collects issues and source lines while a YAML tree is decoded.
 ///
@@ -46,7 +46,6 @@ extension Node {
             return "\"" + text.replacing("\\", with: "\\\\").replacing("\"", with: "\\\"") + "\""
         case .mapping: return "a mapping"
         case .sequence: return "a list"
-        case .alias: return "an alias"
         }
     }
 }

@@ -256,7 +256,7 @@ extension Accessory {
         linePoll = nil
         failLockWaiters(error)
         queue.drain(error: error)
-        for w in readyWaiters { w.finish() }
+        for w in admission.readyWaiters { w.finish() }
         detachTransport()
         cancelResync()
         stopTraceFile()

@@ -73,9 +73,7 @@ extension Accessory {
         let origin = operation.origin
         onRawSessionStarting?(self, origin)
         let session = RawSession(origin: origin, operation: operation, now: loop.now)
-        lock.holder = origin.clientID
-        lock.leaseTimer?.cancel()
-        lock.leaseTimer = nil
+        lease.attach(by: origin.clientID)
         rawSession = session
         armRawIdleTimer(session, after: .milliseconds(limits.attachIdleMs))
         log(.info, "\(name): attached raw to client \(origin.clientID)")
@@ -150,7 +148,7 @@ extension Accessory {
         session.idleTimer = nil
         log(.info, "\(name): raw session of client \(session.origin.clientID) ended")
         if let reason { session.origin.disconnect(reason: reason) }
-        if lock.holder == session.origin.clientID { releaseLock() }
+        if lease.holder == session.origin.clientID { lease.release() }
         // The queue goes on (unless the operation already ended: a cancel got there first).
         if session.operation.state == .executing { session.operation.finish() }
     }

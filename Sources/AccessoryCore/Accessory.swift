@@ -62,13 +62,14 @@ public final class Accessory: @unchecked Sendable {  // @unchecked: all mutable 
     /// When hot-plug closed the device during a `transact`: the instant its answer was due. With
     /// `resync.after_reopen: late_answer`, a reopen before then discards that answer first.
     var lateAnswerDue: LoopInstant?
-    var lock = LockState()
+    /// The lock: who holds it, until when, who waits for it.
+    let lease: Lease
+    /// What becomes of arriving requests; those parked behind another client's lock.
+    let admission: Admission<RequestOperation>
     /// Reads the modem lines while someone subscribes to `device.lines` (``pollLines(_:changed:)``).
     var linePoll: LoopTimer?
     /// The lines at the last poll.
     var lastPolledLines: ModemLines?
-    /// The waits in the queue for the accessory to become ready (`wait_ms`).
-    var readyWaiters: [AwaitReadyOperation] = []
     var isShutDown = false
 
     /// Told about every state change. Device loop.
@@ -124,6 +125,14 @@ public final class Accessory: @unchecked Sendable {  // @unchecked: all mutable 
         self.unsolicitedPatterns = settings.unsolicited.compactMap { try? Regex($0) }
         let link = AccessoryLink()
         self.link = link
+        // Their callbacks go through the link, as timers' do: they hold no accessory.
+        let lease = Lease(scheduler: loop, device: settings.name)
+        lease.onExpired = { [link] clientID in link.accessory?.leaseExpired(clientID: clientID) }
+        lease.onReleased = { [link] in link.accessory?.lockReleased() }
+        self.lease = lease
+        let admission = Admission<RequestOperation>(scheduler: loop, queueDepth: limits.queueDepth)
+        admission.onParkExpired = { [link] op in link.accessory?.parkedWaitExpired(op) }
+        self.admission = admission
         self.resync = Resync(
             scheduler: loop,
             settle: .milliseconds(settings.resync.settleMs),
@@ -143,7 +152,7 @@ public final class Accessory: @unchecked Sendable {  // @unchecked: all mutable 
 
     /// Nothing queued or executing, no resync, no lock: a reload may replace it now. Device loop.
     var isIdle: Bool {
-        queue.operationCount == 0 && claimant == nil && !resync.isActive && lock.holder == nil
+        queue.operationCount == 0 && claimant == nil && !resync.isActive && lease.holder == nil
     }
 
     var channel: StreamChannel? { port?.channel ?? rfcommChannel }
@@ -216,7 +225,7 @@ public final class Accessory: @unchecked Sendable {  // @unchecked: all mutable 
         o.append("identity", identityJSON())
         o.append("settings", settingsJSON())
         o.append("queue_depth", .int(queueDepth))
-        o.append("locked", .bool(lock.holder != nil))
+        o.append("locked", .bool(lease.holder != nil))
         // Null where the driver gives none (a pty, an RFCOMM link) or the accessory is not open.
         o.append("lines", currentLines().map(Self.linesJSON) ?? .null)
         o.append("counters", counters.json())

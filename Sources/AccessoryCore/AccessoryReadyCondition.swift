@@ -54,13 +54,13 @@ final class AwaitReadyOperation: LoopOperation, @unchecked Sendable {  // @unche
         guard accessory.state != .ready, let dependent, !dependent.isFinished else { return finish() }
         let now = loop.now
         guard deadline > now else { return finish() }
-        accessory.readyWaiters.append(self)
+        accessory.admission.readyWaiters.append(self)
         timer = loop.scheduleTimer(after: deadline - now) { [weak self] in self?.finish() }
     }
 
     override func willFinish(error: (any Error)?) {
         timer?.cancel()
         timer = nil
-        accessory.readyWaiters.removeAll { $0 === self }
+        accessory.admission.readyWaiters.removeAll { $0 === self }
     }
 }

@@ -24,7 +24,7 @@ extension AccessoryRegistry {
     func clientsListJSON() -> JSONValue {
         var held: [UInt64: (locks: [String], attached: String?)] = [:]
         for a in accessories {
-            if let holder = a.lock.holder { held[holder, default: ([], nil)].locks.append(a.name) }
+            if let holder = a.lease.holder { held[holder, default: ([], nil)].locks.append(a.name) }
             if let raw = a.rawSession { held[raw.origin.clientID, default: ([], nil)].attached = a.name }
         }
         var requests: [UInt64: Int] = [:]
@@ -36,7 +36,10 @@ extension AccessoryRegistry {
             o.append("pid", .int(Int(c.pid)))
             o.append("uid", .int(Int(c.uid)))
             o.append("user", ProcessIdentity.userName(ofID: c.uid).map(JSONValue.string) ?? .null)
-            o.append("command", ProcessIdentity.commandName(ofProcess: c.pid).map(JSONValue.string) ?? .null)
+            // A pty view is a client of the daemon's own: named by its path.
+            let command =
+                (c as? PtyView).map { "view \($0.link.path)" } ?? ProcessIdentity.commandName(ofProcess: c.pid)
+            o.append("command", command.map(JSONValue.string) ?? .null)
             o.append("connected_since_ms", .integer(c.connectedSinceMs))
             o.append("locks", .array((held[id]?.locks ?? []).map(JSONValue.string)))
             o.append("attached", held[id]?.attached.map(JSONValue.string) ?? .null)
@@ -56,13 +59,13 @@ extension AccessoryRegistry {
     /// Ends client `id`'s connection and, at once rather than when the close comes round, what
     /// it held: its queued requests are cancelled, its executing one finished, its locks
     /// released (the next waiter is served), its subscriptions dropped.
-    func disconnectClient(_ id: UInt64, by admin: any RequestOrigin) -> Result<JSONValue, RPCError> {
+    func disconnectClient(_ id: UInt64, by admin: any RequestOrigin) -> Result<DisconnectResult, RPCError> {
         guard let target = clients[id] else {
             return .failure(RPCError(.invalidParams, "no client with id \(id) is connected (see clients.list)"))
         }
         log(.notice, "client \(id) (pid \(target.pid), uid \(target.uid)) disconnected by uid \(admin.uid)")
         target.disconnect(reason: "disconnected by an administrator (uid \(admin.uid))")
         releaseEverything(of: target)
-        return .success(.object(["disconnected": true, "id": .integer(Int64(clamping: id))]))
+        return .success(DisconnectResult(id: Int64(clamping: id)))
     }
 }

@@ -2,6 +2,13 @@ import AccessoryConfig
 import Hotplug
 
 extension AccessoryRegistry {
+    /// Whether an accessory is found by its udev properties (`match:`): only those need the
+    /// devices present at start-up enumerated. Device loop.
+    public var hasUdevMatchedAccessories: Bool {
+        loop.preconditionInLoop()
+        return accessories.contains { $0.isMatchedByUdev }
+    }
+
     /// A udev event: devices that match an accessory's identity (or its configured path, or carry
     /// its name in `ACCESSORYD_NAME`) open it on `add` and close it on `remove`. An accessory that
     /// several present devices match is a conflict: it is not opened on any of them (which one

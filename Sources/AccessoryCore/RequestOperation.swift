@@ -123,10 +123,7 @@ final class RequestOperation: LoopOperation, @unchecked Sendable {  // @unchecke
             // meanwhile. It is answered now, before the first raw byte.
             let session = accessory.beginRawSession(for: self)
             answeredAtStart = true
-            origin.respond(
-                id: requestID,
-                result: .success(JSONValue.object(["attached": true, "device": .string(accessory.name)]))
-            )
+            origin.respond(id: requestID, result: .success(AttachResult(device: accessory.name)))
             origin.beginRaw(input: accessory.rawInput(for: session))
             return
         }

@@ -1,6 +1,6 @@
 import Glibc
 import SystemCalls
-import Yams
+import YAMLTree
 
 extension SimulatorScript {
     /// Reads and parses a script file (format in ``SimulatorScript``). Any thread.
@@ -17,10 +17,10 @@ extension SimulatorScript {
     /// Parses script text; `file` names it in errors. Any thread.
     public static func parse(_ yaml: String, file: String = "<script>") throws(SimulatorError) -> SimulatorScript {
         let root: Node?
-        do {
-            root = try Yams.compose(yaml: yaml)
+        do throws(YAMLError) {
+            root = try YAML.compose(yaml: yaml)
         } catch {
-            throw .script(file: file, line: 0, message: "not valid YAML: \(error)")
+            throw .script(file: file, line: error.line ?? 0, message: "not valid YAML: \(error)")
         }
         let p = ScriptParser(file: file)
         guard let root else { throw p.error(nil, "the script is empty") }

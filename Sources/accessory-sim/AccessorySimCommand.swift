@@ -1,4 +1,5 @@
 import AccessorySimulator
+import AccessoryVersion
 import ArgumentParser
 import Glibc
 import IOLoop
@@ -31,7 +32,8 @@ struct AccessorySimCommand: ParsableCommand {
             SIGTERM or SIGINT; then it removes its links and exits 0. SIGUSR1 unplugs every \
             accessory (it hangs up as --hangup-after does, and reappears after \
             --reappear-after-ms if given).
-            """
+            """,
+        version: AccessoryVersion.line("accessory-sim")
     )
 
     @Option(help: "How the accessory answers.")

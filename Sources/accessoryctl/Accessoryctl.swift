@@ -1,4 +1,5 @@
 import AccessoryClient
+import AccessoryVersion
 import ArgumentParser
 import SystemCalls
 
@@ -19,6 +20,7 @@ struct Accessoryctl: AsyncParsableCommand {
 
             \(ExitStatus.help)
             """,
+        version: AccessoryVersion.line("accessoryctl"),
         subcommands: [
             List.self, Status.self, Transact.self, Write.self, Read.self, Monitor.self, Trace.self, Lock.self,
             Attach.self, Line.self, Reset.self, Break.self, Clients.self, Kick.self, Views.self,

@@ -1,5 +1,6 @@
 import AccessoryConfig
 import AccessoryCore
+import AccessoryVersion
 import ControlProtocol
 import ControlServer
 import Glibc
@@ -11,7 +12,8 @@ import SystemCalls
 ///
 /// Main thread only (``run()`` blocks it until SIGTERM/SIGINT).
 final class Daemon {
-    static let version = "0.1.0"
+    /// What `daemon.status` and the start-up log line report (the one version, as --version).
+    static let version = AccessoryVersion.number
 
     let configuration: Configuration
     let configSource: ConfigSource
@@ -143,15 +145,19 @@ final class Daemon {
             deviceLoop.shutdown()
             simulators.stop()
         }
-        let hotplugStart = Locked<(done: Bool, failure: String?)>((false, nil))
+        // The main thread sleeps until the device loop has opened the accessories (no polling:
+        // a 1 ms poll cost a wake-up per millisecond of start-up and up to 1 ms of latency).
+        let hotplugStart = SignallingLock<(done: Bool, failure: String?)>((false, nil))
         let runtimeDirectory = self.runtimeDirectory
         deviceLoop.perform {
             registry.viewRuntimeDirectory = runtimeDirectory  // Relative view paths: <runtime>/tty/.
             let failure = hotplug.start()
-            hotplugStart.withLock { $0 = (true, failure) }
+            hotplugStart.withLock { state in
+                state = (true, failure)
+                return ((), true)
+            }
         }
-        for _ in 0..<1000 where !hotplugStart.withLock({ $0.done }) { usleep(1_000) }
-        if let failure = hotplugStart.withLock({ $0.failure }) {
+        if let failure = hotplugStart.wait(until: { $0.done }, then: { $0.failure }) {
             log(.error, "not starting: \(failure)")
             closeDevices()
             stopLoopsAndSimulators()

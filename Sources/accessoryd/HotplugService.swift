@@ -32,8 +32,8 @@ final class HotplugService: @unchecked Sendable {  // @unchecked: state is devic
         self.udevFailure = udevFailure
     }
 
-    /// Watches the folders, opens the accessories, then starts the udev monitor and feeds it the
-    /// devices present now. Returns an error message when `udev: on` and the monitor failed.
+    /// Watches the folders, opens the accessories, then starts the udev monitor and, when an
+    /// accessory is found by udev properties, feeds the registry the devices present now. Returns an error message when `udev: on` and the monitor failed.
     func start() -> String? {
         loop.preconditionInLoop()
         updateWatches()
@@ -42,10 +42,18 @@ final class HotplugService: @unchecked Sendable {  // @unchecked: state is devic
         do {
             if let udevFailure { throw udevFailure }
             let m = try UdevMonitor(loop: loop, subsystems: ["tty"]) { [registry] event in registry.hotplug(event) }
-            let present = try m.start()
+            // Accessories named by path are opened by registry.start() and followed by the folder
+            // watchers; only `match:` ones need to know which devices are present already.
+            let enumerating = registry.hasUdevMatchedAccessories
+            let present = try m.start(enumerating: enumerating)
             monitor = m
             for device in present { registry.hotplug(.added(device)) }
-            log(.info, "udev monitor started (\(present.count) tty devices present)")
+            log(
+                .info,
+                enumerating
+                    ? "udev monitor started (\(present.count) tty devices present)"
+                    : "udev monitor started (no match: accessory, present devices not enumerated)"
+            )
             return nil
         } catch {
             if settings.udev == .on { return "the udev monitor is required (hotplug.udev: on) but failed: \(error)" }

@@ -135,7 +135,7 @@ extension String {
     func replacingOccurrences(of target: String, with replacement: String) -> String {
         var out = ""
         var rest = Substring(self)
-        while let r = rest.range(of: target) {
+        while let r = rest.firstRange(of: target) {
             out += rest[..<r.lowerBound]
             out += replacement
             rest = rest[r.upperBound...]

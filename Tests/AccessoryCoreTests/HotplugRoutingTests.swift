@@ -1,5 +1,4 @@
 import AccessoryConfig
-import AccessoryCore
 import AccessorySimulator
 import AccessoryTestSupport
 import ControlProtocol
@@ -7,6 +6,8 @@ import Glibc
 import Hotplug
 import IOLoop
 import Testing
+
+@testable import AccessoryCore
 
 /// The registry's side of hot-plug, fed udev events directly (the netlink path is tested in
 /// HotplugTests and under `unshare -rn`): identity matching opens and closes accessories, a
@@ -68,7 +69,16 @@ struct HotplugRoutingTests {
         let c = RecordingOrigin(clientID: 1)
         h.request(#"{"jsonrpc":"2.0","id":1,"method":"transact","params":{"device":"dongle","data":"slow"}}"#, from: c)
         #expect(Wait.until(seconds: 2) { Wait.onLoop(h.loop) { [r = h.registry] in r.inflightCount } == 1 })
-        usleep(50_000)  // the request is executing (the simulator answers after 300 ms)
+        // Its frame is out (the simulator answers after 300 ms): the remove interrupts it.
+        #expect(
+            Wait.until(seconds: 2) {
+                Wait.onLoop(h.loop) { [r = h.registry] in r.accessory(named: "dongle")?.counters.framesOut } == 1
+            }
+        )
+        // The simulator, on its own thread behind the pty, must have read it too, or it never
+        // answers and the reopen waits out the whole late window. It gives no sign of a read: a
+        // fixed wait for the kernel and that thread.
+        usleep(50_000)
         send(h, .removed(dongle))
         #expect(c.response(1)?.errorCode == .deviceRemoved)
         #expect(h.state("dongle") == .absent)
@@ -88,8 +98,13 @@ struct HotplugRoutingTests {
         var raw = Self.device("\(h.dir)/dongle", devPath: "/devices/usb1/1-1/ttyUSB0")
         raw.isInitialized = false
         send(h, .added(raw))
-        usleep(200_000)
+        // `send` returns once the registry handled the event, and a match starts the open then.
         #expect(h.state("dongle") == .absent)
+        // The matching device opens it: none of the three above counted as a match (one that had
+        // would make two, a conflict, and it would stay closed).
+        send(h, .added(Self.device("\(h.dir)/dongle", devPath: "/devices/usb1/1-5/ttyUSB4")))
+        #expect(h.waitReady("dongle", seconds: 2))
+        #expect(!reason(h, "dongle").contains("conflict"))
     }
 
     @Test("two matching devices are a conflict: not opened on either; removing one opens the other")
@@ -129,10 +144,11 @@ struct HotplugRoutingTests {
         let h = try Self.harness()
         #expect(h.waitReady("plain"))
         let plain = h.simulators.first { $0.configuration.name == "plain" }!
+        let appearances = plain.status.appearances
         plain.hangUp(reappearAfter: .milliseconds(100))
         #expect(Wait.until(seconds: 2) { h.state("plain") != .ready })
         // Back-off is 5 s; the simulator is back after 100 ms. Only the event can open it sooner.
-        usleep(300_000)
+        #expect(Wait.until(seconds: 2) { plain.status.appearances > appearances }, "the simulator is back")
         #expect(h.state("plain") != .ready)
         let r = h.registry
         let link = "\(h.dir)/plain"

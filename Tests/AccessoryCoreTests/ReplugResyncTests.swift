@@ -1,5 +1,4 @@
 import AccessoryConfig
-import AccessoryCore
 import AccessorySimulator
 import AccessoryTestSupport
 import ControlProtocol
@@ -7,6 +6,8 @@ import Glibc
 import Hotplug
 import IOLoop
 import Testing
+
+@testable import AccessoryCore
 
 /// A replugged device is a new device: a reopen after a removal settles only, whatever was in
 /// flight, unless `resync.after_reopen: late_answer` asks for today's wait for the interrupted
@@ -48,7 +49,12 @@ struct ReplugResyncTests {
         let c = RecordingOrigin(clientID: 1)
         h.request(#"{"jsonrpc":"2.0","id":1,"method":"transact","params":{"device":"dongle","data":"hi"}}"#, from: c)
         #expect(Wait.until(seconds: 2) { Wait.onLoop(h.loop) { [r = h.registry] in r.inflightCount } == 1 })
-        usleep(50_000)  // executing: its frame is out, its answer owed for 10 s
+        // Executing: its frame is out, its answer owed for 10 s.
+        #expect(
+            Wait.until(seconds: 2) {
+                Wait.onLoop(h.loop) { [r = h.registry] in r.accessory(named: "dongle")?.counters.framesOut } == 1
+            }
+        )
         send(h, .removed(dongle))
         #expect(c.response(1)?.errorCode == .deviceRemoved)
         #expect(h.state("dongle") == .absent)

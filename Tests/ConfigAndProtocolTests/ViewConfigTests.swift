@@ -58,7 +58,7 @@ struct ViewConfigTests {
             ),
             (
                 accessory("    views:\n      - {pty: gps, mode: monitor, perms: 0660}\n"),
-                #"test.yaml:5: accessories[0].views[0].perms: unknown key (did you mean "perm"?); expected one of: pty, mode, owner, group, perm, buffer_bytes"#
+                #"test.yaml:5: accessories[0].views[0].perms: unknown key (did you mean "perm"?); expected one of: pty, mode, owner, group, perm, buffer_bytes, idle_ms"#
             ),
             (
                 accessory("    views:\n      - {pty: gps, mode: monitor, perm: rw}\n"),
@@ -83,6 +83,18 @@ struct ViewConfigTests {
             (
                 accessory("    views:\n      - {pty: gps, mode: monitor, owner: \"bad name\"}\n"),
                 #"test.yaml:5: accessories[0].views[0].owner: expected a user or group name or a numeric id, got "bad name""#
+            ),
+            (
+                accessory("    views:\n      - {pty: gps, mode: monitor, idle_ms: 1000}\n"),
+                "test.yaml:5: accessories[0].views[0].idle_ms: applies only to an exclusive view (its raw session)"
+            ),
+            (
+                accessory("    views:\n      - {pty: gps, mode: exclusive, idle_ms: 0}\n"),
+                "test.yaml:5: accessories[0].views[0].idle_ms: expected a positive integer (milliseconds, at most 86400000), got 0"
+            ),
+            (
+                accessory("    views:\n      - {pty: gps, mode: monitor, buffer_bytes: 10}\n"),
+                "test.yaml:5: accessories[0].views[0].buffer_bytes: expected a byte count from 1024 to 16777216, got 10"
             ),
             (
                 accessory("    views: {pty: gps, mode: monitor}\n"),

@@ -1,3 +1,4 @@
+import AccessoryVersion
 import ControlProtocol
 import Glibc
 import SystemCalls
@@ -50,7 +51,7 @@ import Testing
         #expect((counters["bytes_out"]?.intValue ?? 0) >= 36)
 
         let daemon = try client.result("daemon.status")
-        #expect(daemon["version"]?.stringValue?.isEmpty == false)
+        #expect(daemon["version"]?.stringValue == AccessoryVersion.number)
         #expect(daemon["clients"] == 1)
         #expect(daemon["accessories"] == 1)
         #expect(daemon["accessories_ready"] == 1)

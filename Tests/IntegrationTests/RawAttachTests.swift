@@ -71,7 +71,8 @@ import Testing
         // request behind the attach, before any lock exists.
         let first = try busy.send("transact", Params.transfer("slow", "first"))
         let attach = try raw.send("attach", Params.device("slow"))
-        usleep(50_000)
+        // Both are in the queue (the first executing) before the third request comes.
+        #expect(try waitForStatus(queued, "slow") { $0["queue_depth"]?.int64Value == 2 })
         let waiting = try queued.send("transact", Params.transfer("slow", "queued"))
         #expect(try busy.response(to: first).frameTexts == ["first"])
         #expect(try raw.response(to: attach).result?["attached"] == true)

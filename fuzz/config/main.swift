@@ -1,5 +1,5 @@
-// libFuzzer target: the configuration decoder (YAML through Yams, then AccessoryConfig's typed
-// decoding and validation), fed hostile file contents.
+// libFuzzer target: the configuration decoder (YAML through libyaml and YAMLTree, then
+// AccessoryConfig's typed decoding and validation), fed hostile file contents.
 //
 // Properties checked on every input: a configuration is returned exactly when no issue is an
 // error; at most `maxIssues` issues plus the "N more" line; every issue names the file and a line

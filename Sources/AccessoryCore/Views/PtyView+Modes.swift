@@ -71,6 +71,11 @@ extension PtyView {
 
     /// Sends waiting frames as `transact`s, in order, while fewer than the maximum are in flight.
     func sendPendingFrames() {
+        // A request refused at once is answered inside `handle`: the loop below goes on with
+        // the next frame rather than this function running again inside itself.
+        guard !isSendingFrames else { return }
+        isSendingFrames = true
+        defer { isSendingFrames = false }
         while requestsInFlight < Self.maxRequestsInFlight, !pendingFrames.isEmpty {
             let frame = pendingFrames.removeFirst()
             guard let registry, let a = registry.accessory(named: accessoryName), a.state == .ready else {
@@ -121,6 +126,7 @@ extension PtyView {
         switch session {
         case .attached(let input):
             counters.framesToDevice += 1
+            lastActivity = loop.now
             input(bytes)
         case .attaching(let id, let pending):
             session = .attaching(id: id, pending: pending + bytes)
@@ -144,9 +150,24 @@ extension PtyView {
         if case .idle = session { return }
         session = .idle
         rawPaused = false
+        idleTimer?.cancel()
+        idleTimer = nil
         registry?.releaseEverything(of: self)
         registry?.log(.info, "view \(link.path): raw session on \(accessoryName) ended (\(reason))")
         updateInterest()
+    }
+
+    /// `idle_ms`: one timer per session, re-armed from the last activity when it fires.
+    func armIdleTimer(after delay: Duration) {
+        idleTimer = loop.scheduleTimer(after: delay) { [weak self] in self?.idleTimerFired() }
+    }
+
+    private func idleTimerFired() {
+        guard case .attached = session, let ms = settings.idleMs else { return }
+        let limit = Duration.milliseconds(ms)
+        let idle = loop.now - lastActivity
+        guard idle >= limit else { return armIdleTimer(after: limit - idle) }
+        endSession(reason: "no bytes either way for \(ms) ms (idle_ms)")
     }
 }
 
@@ -174,6 +195,7 @@ extension PtyView: RequestOrigin {
 
     func notify(line: [UInt8]) {
         guard !isClosed, case .attached = session else { return }
+        lastActivity = loop.now
         writeToProgram(line)
     }
 
@@ -181,6 +203,8 @@ extension PtyView: RequestOrigin {
         guard case .attaching(_, let pending) = session else { return }
         session = .attached(input: input)
         counters.sessions += 1
+        lastActivity = loop.now
+        if let ms = settings.idleMs { armIdleTimer(after: .milliseconds(ms)) }
         registry?.log(.info, "view \(link.path): its program holds \(accessoryName) as a raw session")
         if !pending.isEmpty {
             counters.framesToDevice += 1
@@ -206,6 +230,8 @@ extension PtyView: RequestOrigin {
             if case .idle = session { return }
             session = .idle
             rawPaused = false
+            idleTimer?.cancel()
+            idleTimer = nil
             registry?.log(.info, "view \(link.path): raw session on \(accessoryName) ended (\(reason))")
             updateInterest()
         }

@@ -49,11 +49,17 @@ final class PtyView: @unchecked Sendable {
     /// `shared`: frames waiting for a place among the requests in flight.
     var pendingFrames: [[UInt8]] = []
     var requestsInFlight = 0
+    /// Inside ``sendPendingFrames()``.
+    var isSendingFrames = false
     var nextRequestID: Int64 = 1
     /// `exclusive`: the raw session, if any.
     var session: ExclusiveSession = .idle
     /// The raw session asked that the program's bytes wait (the device is behind).
     var rawPaused = false
+    /// `exclusive` with `idle_ms`: when a byte last went either way in the session, and the
+    /// one timer that checks it (re-armed from the last activity, no timer work per byte).
+    var lastActivity = LoopInstant(nanoseconds: 0)
+    var idleTimer: LoopTimer?
     /// Whether the accessory was ready at the last look (its changes are logged and counted).
     var accessoryReady = false
     /// Said once per view: a `monitor` view discards what programs write.
@@ -154,6 +160,7 @@ final class PtyView: @unchecked Sendable {
     func close(reason: String) {
         guard !isClosed else { return }
         isClosed = true
+        idleTimer?.cancel()
         source?.cancel()
         source = nil
         registry?.releaseEverything(of: self)

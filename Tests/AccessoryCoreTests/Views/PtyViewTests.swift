@@ -50,6 +50,14 @@ struct PtyViewTests {
         #expect(frameTexts(client.response(2)?.value) == ["mine"])
         #expect(h.readFor(fd, seconds: 0.3).isEmpty)
         #expect(h.counter("mon", "bytes_to_program") == 6)
+        // The view is a client: in clients.list (named by its path) and daemon.status.
+        h.core.request(#"{"jsonrpc":"2.0","id":3,"method":"clients.list"}"#, from: client)
+        let listed = client.response(3)?.value?["clients"]?.arrayValue ?? []
+        #expect(listed.contains { $0["command"]?.stringValue == "view \(h.viewDir)/mon" })
+        h.core.request(#"{"jsonrpc":"2.0","id":4,"method":"daemon.status"}"#, from: client)
+        let summary = client.response(4)?.value?["views"]?.arrayValue ?? []
+        #expect(summary.count == 1 && summary.first?["mode"]?.stringValue == "monitor")
+        #expect(summary.first?["open"]?.boolValue == true && summary.first?["device"]?.stringValue == "echo")
     }
 
     @Test("monitor: a program that does not read loses the oldest frames, counted; the accessory serves on")
@@ -109,6 +117,34 @@ struct PtyViewTests {
         #expect(h.counter("sh", "frames_to_device") == 7 && h.counter("sh", "replies") == 7)
     }
 
+    @Test("shared: the view's owner and group are its credentials for access; a refused frame is counted")
+    func sharedAccess() throws {
+        let h = try ViewHarness(sims: ["echo": SimulatorConfiguration(name: "echo")]) { dir in
+            """
+            accessories:
+              - name: echo
+                path: {sim:echo}
+                access: {users: [65533]}
+                views:
+                  - {pty: \(dir)/nobody, mode: shared, owner: 65534, group: 65534}
+                  - {pty: \(dir)/allowed, mode: shared, owner: 65533}
+            """
+        }
+        #expect(h.core.waitReady("echo"))
+        let nobody = try #require(h.open("nobody"))
+        let allowed = try #require(h.open("allowed"))
+        defer {
+            close(nobody)
+            close(allowed)
+        }
+        h.write(nobody, "a\nb\nc\n")
+        #expect(Wait.until(seconds: 5) { h.counter("nobody", "refused_frames") == 3 })
+        #expect(h.readFor(nobody, seconds: 0.2).isEmpty)
+        h.write(allowed, "fine\n")
+        #expect(String(decoding: h.read(allowed, atLeast: 5), as: UTF8.self) == "fine\n")
+        #expect(h.status("nobody")?["uid"]?.int64Value == 65534)
+    }
+
     @Test("exclusive: the first write takes a raw session; others wait until the program closes the view")
     func exclusive() throws {
         let h = try Self.harness(views: "      - {pty: {views}/x, mode: exclusive}")
@@ -150,6 +186,23 @@ struct PtyViewTests {
         h.write(fd, "b\n")
         #expect(h.read(fd, atLeast: 2) == Array("b\n".utf8))
         #expect(h.counter("x", "sessions") == 2)
+    }
+
+    @Test("exclusive: the view's own idle_ms ends a session the daemon-wide limit would keep")
+    func exclusiveViewIdle() throws {
+        let h = try Self.harness(views: "      - {pty: {views}/x, mode: exclusive, idle_ms: 300}")
+        let fd = try #require(h.open("x"))
+        defer { close(fd) }
+        h.write(fd, "a\n")
+        #expect(h.read(fd, atLeast: 2) == Array("a\n".utf8))
+        #expect(h.status("x")?["session"]?.stringValue == "attached")
+        #expect(Wait.until(seconds: 5) { h.status("x")?["session"]?.stringValue == "idle" })
+        let other = RecordingOrigin(clientID: 1)
+        h.core.request(
+            #"{"jsonrpc":"2.0","id":1,"method":"transact","params":{"device":"echo","data":"free"}}"#,
+            from: other
+        )
+        #expect(frameTexts(other.response(1)?.value) == ["free"])
     }
 
     @Test("unplug and replug never close the pty: writes are refused meanwhile, and data flows again after")
