@@ -1,4 +1,4 @@
-import Yams
+import YAMLTree
 
 extension AccessoryDecoder {
     static let viewKeys = ["pty", "mode", "owner", "group", "perm", "buffer_bytes", "idle_ms"]
