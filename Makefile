@@ -5,7 +5,7 @@ SWIFT ?= swift
 STATIC = --static-swift-stdlib --scratch-path .build-static
 ## The built programs `install` copies (RELEASE_BIN=folder to install other builds).
 RELEASE_BIN ?= $(shell $(SWIFT) build -c release $(STATIC) --show-bin-path 2>/dev/null)
-.PHONY: deps bench-deps build test python-test test-race lint format units demo bench micro-bench loop-bench ops-bench serial-bench soak soak-ci fuzz clean \
+.PHONY: deps bench-deps build test docs-check remote-bench python-test test-race lint format units demo bench micro-bench loop-bench ops-bench serial-bench soak soak-ci fuzz clean \
 	release install install-check deb deb-check footprint
 
 deps:
@@ -32,6 +32,15 @@ test: deps
 	@scripts/check-man.sh
 	@scripts/check-install.sh "$$($(SWIFT) build --show-bin-path)"
 	@$(MAKE) --no-print-directory python-test
+	$(PYTHON) scripts/docs-check.py --products "$$($(SWIFT) build --show-bin-path)"
+
+## Dead relative links in README.md, docs/*.md and python/*.md, and commands in README.md that no
+## longer exist (accessoryctl subcommands and options, accessoryd options, make targets).
+docs-check:
+	$(SWIFT) build --product accessoryctl
+	$(SWIFT) build --product accessoryd
+	$(SWIFT) build --product accessory-sim
+	$(PYTHON) scripts/docs-check.py --products "$$($(SWIFT) build --show-bin-path)"
 
 ## Debian's interpreter: scripts/install-deps.sh installs pytest, jsonschema, mypy and pyserial for it.
 PYTHON ?= /usr/bin/python3
@@ -78,6 +87,15 @@ bench: bench-deps release
 ## READY=1 with 16 accessories, memory after 64 clients at once; of the `make release` build.
 footprint: bench-deps release
 	python3 bench/footprint/footprint.py "$(RELEASE_BIN)" $(FOOTPRINT_ARGS)
+
+## What the SSH hop of `--host ssh://` costs: transact p50 local, through dial-stdio, through ssh
+## (with and without ControlMaster), and whole commands; a throwaway sshd on 127.0.0.1.
+remote-bench: deps
+	$(SWIFT) build -c release --product accessoryd
+	$(SWIFT) build -c release --product accessory-sim
+	$(SWIFT) build -c release --product accessoryctl
+	$(SWIFT) build -c release --product remote-bench
+	"$$($(SWIFT) build -c release --show-bin-path)/remote-bench" $(REMOTE_BENCH_ARGS)
 
 ## The component micro-benchmarks.
 micro-bench: loop-bench ops-bench serial-bench

@@ -7,7 +7,9 @@ let strict: [SwiftSetting] = [
     .swiftLanguageMode(.v6),
     .enableUpcomingFeature("ExistentialAny"),
     // Dynamic exclusivity checks stay on in debug builds, where the tests run; in release they
-    // cost a sixth of the instructions of a request (bench/profile/request-profile.py).
+    // cost a sixth of the instructions of a request (bench/profile/request-profile.py). This flag
+    // covers every field, so no field needs `@exclusivity(unchecked)`: with or without those, the
+    // release ops-bench is the same machine code (docs/ioloop.md, "Exclusivity checks").
     .unsafeFlags(["-enforce-exclusivity=unchecked"], .when(configuration: .release)),
 ]
 
@@ -154,6 +156,13 @@ let package = Package(
             name: "serial-bench",
             dependencies: ["IOLoop", "Transports", "SystemCalls"],
             path: "bench/serial-bench",
+            swiftSettings: strict
+        ),
+        // What the SSH hop of `accessoryctl --host ssh://…` costs (docs/remote.md).
+        .executableTarget(
+            name: "remote-bench",
+            dependencies: ["AccessoryClient", "AccessoryTestSupport", "SystemCalls"],
+            path: "bench/remote-bench",
             swiftSettings: strict
         ),
         // accessoryd beside direct, socat and ser2net (README.md, Numbers); echo-accessory is its pty peer.

@@ -24,8 +24,11 @@ grep -q "^ExecStart=$BIN/accessoryd " "$WORK/accessoryd.service" \
 for page in "$HERE"/man/*.[0-9]; do
   mkdir -p "$WORK/man/man${page##*.}" && cp "$page" "$WORK/man/man${page##*.}/"
 done
-echo "-- systemd-analyze verify accessoryd.service accessoryd.socket"
-output="$(cd "$WORK" && MANPATH="$WORK/man" systemd-analyze verify accessoryd.service accessoryd.socket 2>&1)" || {
+# The metrics timer and service (examples, not rendered): verified beside the daemon's units.
+cp "$HERE/systemd/accessoryd-metrics.service" "$HERE/systemd/accessoryd-metrics.timer" "$WORK/"
+echo "-- systemd-analyze verify accessoryd.service accessoryd.socket accessoryd-metrics.service accessoryd-metrics.timer"
+output="$(cd "$WORK" && MANPATH="$WORK/man" systemd-analyze verify accessoryd.service accessoryd.socket \
+  accessoryd-metrics.service accessoryd-metrics.timer 2>&1)" || {
   echo "$output"; echo "check-units: verify failed" >&2; exit 1; }
 if [ -n "$output" ]; then
   echo "$output"; echo "check-units: verify printed warnings (treated as errors)" >&2; exit 1

@@ -31,9 +31,18 @@ if [ -x /usr/bin/python3 ]; then
   /usr/bin/python3 -c 'import jsonschema' 2>/dev/null || missing+=(python3-jsonschema)
   /usr/bin/python3 -c 'import mypy' 2>/dev/null || missing+=(mypy)
   /usr/bin/python3 -c 'import serial' 2>/dev/null || missing+=(python3-serial)
+  # A JSON-RPC 2.0 client nobody here wrote (batches, notifications), and Prometheus' own
+  # parser of the text format (`accessoryctl metrics`).
+  /usr/bin/python3 -c 'import tinyrpc' 2>/dev/null || missing+=(python3-tinyrpc)
+  /usr/bin/python3 -c 'import prometheus_client' 2>/dev/null || missing+=(python3-prometheus-client)
 else
-  missing+=(python3 python3-pytest python3-jsonschema mypy python3-serial)
+  missing+=(python3 python3-pytest python3-jsonschema mypy python3-serial python3-tinyrpc python3-prometheus-client)
 fi
+# ssh, ssh-keygen and sshd: the remote-access tests (`--host ssh://…`) run a throwaway sshd on
+# 127.0.0.1 with its own configuration. Where systemd runs, Debian's package also enables the
+# system's ssh service (policy-rc.d keeps it stopped in containers).
+command -v ssh >/dev/null 2>&1 && command -v ssh-keygen >/dev/null 2>&1 || missing+=(openssh-client)
+[ -x /usr/sbin/sshd ] || missing+=(openssh-server)
 # tmux: the interactive attach tests type into a tmux pane and read its screen.
 command -v tmux >/dev/null 2>&1 || missing+=(tmux)
 # Programs nobody here wrote that the pty views are proven with (Tests: ProgramTests): gpsd and

@@ -23,8 +23,12 @@ public final class AccessoryConnection: Sendable {
     /// Computed at each use (the system socket may appear). Any thread.
     public static var defaultSocketPath: String { DaemonPaths.currentClientSocket() }
 
-    /// The socket path this connection was made to.
+    /// The socket path this connection was made to, or for a remote daemon its host URL
+    /// (`ssh://…`).
     public let socketPath: String
+
+    /// Where this connection was made to.
+    public let endpoint: DaemonEndpoint
 
     /// Typed `device.data` and `device.state` notifications, in the order they arrived. Iterate
     /// it from one task. It finishes when the connection ends. At most the `eventBufferLimit`
@@ -34,8 +38,9 @@ public final class AccessoryConnection: Sendable {
 
     let core: ConnectionCore
 
-    private init(socketPath: String, events: AsyncStream<DeviceEvent>, core: ConnectionCore) {
-        self.socketPath = socketPath
+    private init(endpoint: DaemonEndpoint, events: AsyncStream<DeviceEvent>, core: ConnectionCore) {
+        self.endpoint = endpoint
+        self.socketPath = endpoint.description
         self.events = events
         self.core = core
     }
@@ -49,22 +54,59 @@ public final class AccessoryConnection: Sendable {
         socketPath: String = defaultSocketPath,
         eventBufferLimit: Int = 10_000
     ) async throws(ClientError) -> AccessoryConnection {
+        try await connect(to: .socket(socketPath), eventBufferLimit: eventBufferLimit)
+    }
+
+    /// Connects to the daemon on another host, given as `ssh://[user@]host[:port]`: the system's
+    /// `ssh` (the user's keys, agent and `~/.ssh/config`) runs `accessoryctl dial-stdio` there
+    /// (`remoteCommand`, else `$ACCESSORYD_REMOTE_COMMAND`, else `accessoryctl`), and this
+    /// connection speaks the protocol through it. `sshConfig` (else `$ACCESSORYD_SSH_CONFIG`)
+    /// replaces `~/.ssh/config` (`ssh -F`).
+    ///
+    /// ssh connects while the first call is on its way: a host that cannot be reached, a host
+    /// key that does not match or a remote daemon that is not running fail that call with
+    /// ``ClientError/remoteEnded(host:message:exitStatus:)``, quoting ssh's message; so do the
+    /// calls in flight when the connection is lost. A malformed URL or remote command throws
+    /// ``ClientError/connectionFailed(path:reason:)`` here. Any thread.
+    public static func connect(
+        host: String,
+        remoteCommand: String? = nil,
+        sshConfig: String? = nil,
+        eventBufferLimit: Int = 10_000
+    ) async throws(ClientError) -> AccessoryConnection {
+        let endpoint: DaemonEndpoint
+        do throws(SSHDestinationError) {
+            endpoint = try DaemonEndpoint.resolve(host: host, remoteCommand: remoteCommand, sshConfig: sshConfig)
+        } catch {
+            throw .connectionFailed(path: host, reason: error.description)
+        }
+        return try await connect(to: endpoint, eventBufferLimit: eventBufferLimit)
+    }
+
+    /// Connects to `endpoint`: a local socket (as ``connect(socketPath:eventBufferLimit:)``) or a
+    /// remote host (as ``connect(host:remoteCommand:sshConfig:eventBufferLimit:)``). Any thread.
+    public static func connect(
+        to endpoint: DaemonEndpoint,
+        eventBufferLimit: Int = 10_000
+    ) async throws(ClientError) -> AccessoryConnection {
+        let name = endpoint.description
         let loop: IOLoop
         do throws(SyscallError) {
             loop = try ClientLoop.shared.get()
         } catch {
-            throw .connectionFailed(path: socketPath, reason: "cannot start the client's I/O thread: \(error)")
+            throw .connectionFailed(path: name, reason: "cannot start the client's I/O thread: \(error)")
         }
-        let fd = try await Connector.connect(path: socketPath)
+        let (fd, tunnel) = try await Connector.connect(endpoint)
         let (events, continuation) = AsyncStream<DeviceEvent>.makeStream(
             bufferingPolicy: .bufferingNewest(max(1, eventBufferLimit))
         )
-        let core = ConnectionCore(loop: loop, path: socketPath, events: continuation)
+        let core = ConnectionCore(loop: loop, path: name, events: continuation, tunnel: tunnel)
         guard loop.perform({ core.start(adopting: fd) }) else {
             OwnedFD(adopting: fd).close()
-            throw .connectionFailed(path: socketPath, reason: "the client's I/O thread has stopped")
+            tunnel?.release()
+            throw .connectionFailed(path: name, reason: "the client's I/O thread has stopped")
         }
-        return AccessoryConnection(socketPath: socketPath, events: events, core: core)
+        return AccessoryConnection(endpoint: endpoint, events: events, core: core)
     }
 
     deinit {
@@ -80,6 +122,10 @@ public final class AccessoryConnection: Sendable {
 
     /// Whether the connection is still open (neither closed nor dropped by the daemon). Any thread.
     public var isConnected: Bool { core.isOpen }
+
+    /// Why the connection ended (``ClientError/disconnected``, or for a remote daemon what ssh
+    /// said), nil while it is open. Any thread.
+    public var endReason: ClientError? { core.shared.withLock { $0.ended } }
 
     /// How many notifications were dropped because ``events`` was not read fast enough. Any thread.
     public var droppedEventCount: Int { core.shared.withLock { $0.droppedEvents } }
@@ -155,4 +201,22 @@ extension AccessoryConnection {
     public static func connectSocket(socketPath: String = defaultSocketPath) async throws(ClientError) -> OwnedFD {
         OwnedFD(adopting: try await Connector.connect(path: socketPath))
     }
+
+    /// As ``connectSocket(socketPath:)``, to any endpoint: for a remote one, the socket is the
+    /// client's end of the `ssh` child's standard streams, and ``RawChannel/tunnel`` says why it
+    /// ended (``SSHTunnel/ended()``) and must be released when done with. Any thread.
+    public static func connectRaw(to endpoint: DaemonEndpoint) async throws(ClientError) -> RawChannel {
+        let (fd, tunnel) = try await Connector.connect(endpoint)
+        return RawChannel(socket: OwnedFD(adopting: fd), tunnel: tunnel)
+    }
+}
+
+/// A raw connection to the daemon: the socket, and for a remote daemon the `ssh` child behind it.
+/// Take the socket out with `let socket = channel.socket`.
+///
+/// Threading: one owner at a time (it is moved, never shared).
+@frozen
+public struct RawChannel: ~Copyable, Sendable {
+    public var socket: OwnedFD
+    public let tunnel: SSHTunnel?
 }

@@ -24,6 +24,17 @@ public enum ClientError: Error, Sendable, Hashable, CustomStringConvertible {
     /// when the problem is in the message framing; a result of the wrong shape fails only its
     /// own call.
     case protocolError(String)
+    /// The connection to a remote daemon through `ssh` ended, or never opened: `message` is the
+    /// last of what ssh (or `accessoryctl dial-stdio` on the remote host) wrote on its standard
+    /// error, `exitStatus` ssh's exit status (nil when it was killed by a signal). ssh passes on
+    /// the remote command's status: ``remoteDaemonNotRunning`` and ``remotePermissionDenied``
+    /// are `dial-stdio`'s own for those cases; 255 is ssh's for its own failures.
+    case remoteEnded(host: String, message: String, exitStatus: Int32?)
+
+    /// `accessoryctl dial-stdio`'s exit status when the remote daemon is not running.
+    public static let remoteDaemonNotRunning: Int32 = 3
+    /// `accessoryctl dial-stdio`'s exit status when the remote socket refuses the SSH user.
+    public static let remotePermissionDenied: Int32 = 4
 
     public var description: String {
         switch self {
@@ -42,6 +53,8 @@ public enum ClientError: Error, Sendable, Hashable, CustomStringConvertible {
             "the connection to accessoryd was closed"
         case .protocolError(let message):
             "accessoryd sent something this client does not understand: \(message)"
+        case .remoteEnded(let host, let message, let status):
+            Self.remoteDescription(host: host, message: message, status: status)
         }
     }
 
@@ -57,6 +70,9 @@ public enum ClientError: Error, Sendable, Hashable, CustomStringConvertible {
         case .rpc(let error): error.errorCode?.name ?? "error_\(error.code)"
         case .disconnected: "disconnected"
         case .protocolError: "protocol_error"
+        case .remoteEnded(_, _, Self.remoteDaemonNotRunning?): "daemon_not_running"
+        case .remoteEnded(_, _, Self.remotePermissionDenied?): "permission_denied"
+        case .remoteEnded: "disconnected"
         }
     }
 
@@ -64,5 +80,22 @@ public enum ClientError: Error, Sendable, Hashable, CustomStringConvertible {
     public var errorCode: ErrorCode? {
         if case .rpc(let error) = self { return error.errorCode }
         return nil
+    }
+
+    private static func remoteDescription(host: String, message: String, status: Int32?) -> String {
+        switch status {
+        case remoteDaemonNotRunning?, remotePermissionDenied?:
+            // dial-stdio's own message, which says it all ("error: accessoryd is not running …").
+            let text = message.hasPrefix("error: ") ? String(message.dropFirst("error: ".count)) : message
+            return "\(host): \(text.isEmpty ? "accessoryd is not reachable" : text)"
+        case 0? where message.isEmpty:
+            // dial-stdio ends with 0 when the daemon closes the connection.
+            return "the connection to accessoryd on \(host) was lost: the remote accessoryd closed it"
+        default:
+            let why =
+                !message.isEmpty
+                ? message : status.map { "ssh exited with status \($0)" } ?? "ssh was killed by a signal"
+            return "the connection to accessoryd on \(host) was lost: \(why)"
+        }
     }
 }

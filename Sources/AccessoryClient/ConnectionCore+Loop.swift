@@ -31,6 +31,24 @@ extension ConnectionCore {
         source = nil
         unsent = []
         events.finish()
+        tunnel?.release()
+    }
+
+    /// The socket ended or failed. Locally the daemon is gone; for a remote connection the ssh
+    /// child is asked to finish, and the connection ends once it has, with what it said (calls
+    /// in flight wait that long: ssh exits within its grace period). Loop thread only.
+    func connectionLost() {
+        loop.preconditionInLoop()
+        guard let tunnel else {
+            end(with: .disconnected)
+            return
+        }
+        guard !awaitingTunnel else { return }
+        awaitingTunnel = true
+        source?.cancel()
+        source = nil
+        tunnel.release()
+        tunnel.onEnd { [self] reason in end(with: reason) }
     }
 
     /// Moves queued request bytes to the socket. Loop thread only.
@@ -62,7 +80,7 @@ extension ConnectionCore {
                 source.addInterest(.writable)
                 return
             case .failure:
-                end(with: .disconnected)  // EPIPE, ECONNRESET: the daemon is gone
+                connectionLost()  // EPIPE, ECONNRESET: the daemon (or ssh) is gone
                 return
             }
         }
@@ -92,7 +110,7 @@ extension ConnectionCore {
             case .success(.wouldBlock):
                 return
             case .success(.processed(0)), .failure:
-                end(with: .disconnected)  // end of stream, or ECONNRESET
+                connectionLost()  // end of stream, or ECONNRESET
                 return
             case .success(.processed(let count)):
                 let lines = readBuffer.withUnsafeBytes {

@@ -14,6 +14,8 @@ final class ConnectionCore: @unchecked Sendable {  // @unchecked: `shared` is Lo
     let path: String
     let shared = Locked(SharedState())
     let events: AsyncStream<DeviceEvent>.Continuation
+    /// The `ssh` child behind a remote connection: when the socket ends, its exit says why.
+    let tunnel: SSHTunnel?
 
     // Loop thread only (ConnectionCore+Loop.swift).
     var source: FDSource?
@@ -21,14 +23,17 @@ final class ConnectionCore: @unchecked Sendable {  // @unchecked: `shared` is Lo
     var splitter = LineSplitter(limit: ConnectionCore.maxLineLength)
     var readBuffer = [UInt8](repeating: 0, count: 65_536)
     var tornDown = false
+    /// The socket of a remote connection ended: waiting for ssh to say why.
+    var awaitingTunnel = false
 
     /// The longest line accepted from the daemon (a `read` of many frames can be long).
     static let maxLineLength = 64 << 20
 
-    init(loop: IOLoop, path: String, events: AsyncStream<DeviceEvent>.Continuation) {
+    init(loop: IOLoop, path: String, events: AsyncStream<DeviceEvent>.Continuation, tunnel: SSHTunnel? = nil) {
         self.loop = loop
         self.path = path
         self.events = events
+        self.tunnel = tunnel
     }
 
     /// Takes `id` (or a fresh one) for a request about to be sent. Any thread.

@@ -24,6 +24,18 @@ enum Connector {
         }
     }
 
+    /// A connected socket to `endpoint` (as ``connect(path:)``), with the `ssh` child behind it
+    /// for a remote one.
+    static func connect(_ endpoint: DaemonEndpoint) async throws(ClientError) -> (CInt, SSHTunnel?) {
+        switch endpoint {
+        case .socket(let path):
+            return (try await connect(path: path), nil)
+        case .ssh(let destination, let settings):
+            let (tunnel, socket) = try SSHTunnel.open(destination, settings: settings)
+            return (socket, tunnel)
+        }
+    }
+
     static func clientError(_ error: SyscallError, path: String) -> ClientError {
         switch error.errno {
         case .noSuchFileOrDirectory, .notDirectory:

@@ -4,19 +4,10 @@ import ControlProtocol
 ///
 /// Threading: stateless. Any thread.
 enum RawRequest {
-    /// `{"jsonrpc":"2.0","id":…,"method":…,"params":…}\n`; `params` omitted when nil.
+    /// `{"jsonrpc":"2.0","id":…,"method":…,"params":…}\n`; `params` omitted when nil. Written by
+    /// ControlProtocol's request encoder, the one that writes typed requests.
     static func line(id: RequestID, method: String, params: JSONObject?) -> [UInt8] {
-        var buffer: [UInt8] = []
-        JSONOutput.appendLiteral("{\"jsonrpc\":\"2.0\",\"id\":", to: &buffer)
-        id.encodeJSON(into: &buffer)
-        JSONOutput.appendLiteral(",\"method\":", to: &buffer)
-        JSONOutput.appendString(method, to: &buffer)
-        if let params {
-            JSONOutput.appendLiteral(",\"params\":", to: &buffer)
-            JSONOutput.appendObject(params, to: &buffer)
-        }
-        JSONOutput.appendLiteral("}\n", to: &buffer)
-        return buffer
+        Request.encodedLine(id: id, method: method, params: params)
     }
 
     /// `line` ending in exactly the `\n` it had, or one more.

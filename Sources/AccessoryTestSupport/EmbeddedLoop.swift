@@ -73,6 +73,11 @@ public final class EmbeddedLoop: LoopScheduler, @unchecked Sendable {
         run()
     }
 
+    /// What the loop still holds: live timers and queued blocks (it has no sources or observers).
+    public var leftovers: LoopLeftovers {
+        LoopLeftovers(timers: heap.liveCount, blocks: queue.withLock { $0.count })
+    }
+
     /// The deadline of the next live timer, if any.
     public var nextTimerDeadline: LoopInstant? { heap.earliest().map { LoopInstant(nanoseconds: $0) } }
 }

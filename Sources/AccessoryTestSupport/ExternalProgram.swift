@@ -34,7 +34,7 @@ public enum ExternalProgram {
 
     /// Whether users other than the owner may run `path`: its real path is executable by
     /// others and every folder above it searchable by others.
-    static func othersMayRun(_ path: String) -> Bool {
+    public static func othersMayRun(_ path: String) -> Bool {
         guard let resolved = realpath(path, nil) else { return false }
         defer { free(resolved) }
         var current = String(cString: resolved)

@@ -330,6 +330,56 @@ pid_t cas_spawn_tied(const char *path, char *const argv[], int stdout_fd, int de
     return pid;
 }
 
+pid_t cas_spawn_piped(const char *path, char *const argv[], int in_fd, int out_fd, int err_fd) {
+    int report[2];
+    if (pipe2(report, O_CLOEXEC) != 0) return -1;
+    pid_t pid = fork();
+    if (pid < 0) {
+        int saved = errno;
+        close(report[0]);
+        close(report[1]);
+        errno = saved;
+        return -1;
+    }
+    if (pid == 0) {
+        // Only async-signal-safe calls until execve: the parent may have other threads.
+        int err = 0;
+        if (dup2(in_fd, 0) < 0 || dup2(out_fd, 1) < 0 || dup2(err_fd, 2) < 0) err = errno;
+        if (err == 0) {
+            struct sigaction action;
+            memset(&action, 0, sizeof(action));
+            action.sa_handler = SIG_DFL;
+            int defaults[] = {SIGTERM, SIGHUP, SIGPIPE, SIGCHLD};
+            for (unsigned i = 0; i < sizeof(defaults) / sizeof(defaults[0]); i++) sigaction(defaults[i], &action, NULL);
+            action.sa_handler = SIG_IGN;
+            sigaction(SIGINT, &action, NULL);
+            sigaction(SIGQUIT, &action, NULL);
+            sigset_t empty;
+            sigemptyset(&empty);
+            sigprocmask(SIG_SETMASK, &empty, NULL);
+            execve(path, argv, environ);
+            err = errno;
+        }
+        ssize_t ignored = write(report[1], &err, sizeof(err));
+        (void)ignored;
+        _exit(127);
+    }
+    close(report[1]);
+    int child_errno = 0;
+    ssize_t n;
+    do {
+        n = read(report[0], &child_errno, sizeof(child_errno));
+    } while (n < 0 && errno == EINTR);
+    close(report[0]);
+    if (n == (ssize_t)sizeof(child_errno)) {
+        int status;
+        while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {}
+        errno = child_errno;
+        return -1;
+    }
+    return pid;
+}
+
 pid_t cas_wait_child(pid_t pid, int nohang, int *exit_code, int *term_signal) {
     int status = 0;
     pid_t r = waitpid(pid, &status, nohang ? WNOHANG : 0);

@@ -7,7 +7,7 @@
 /// Threading: stateless. Any thread.
 public enum Base64 {
     /// Appends the encoding of `bytes` to `buffer`.
-    public static func encode(_ bytes: UnsafeBufferPointer<UInt8>, into buffer: inout [UInt8]) {
+    static func encode(_ bytes: UnsafeBufferPointer<UInt8>, into buffer: inout [UInt8]) {
         encode(bytes, to: &buffer)
     }
 
@@ -99,14 +99,14 @@ public enum Base64 {
     }
 
     /// Appends the encoding of `bytes` to `buffer`.
-    public static func encode(_ bytes: some Collection<UInt8>, into buffer: inout [UInt8]) {
+    @_spi(Fuzzing) public static func encode(_ bytes: some Collection<UInt8>, into buffer: inout [UInt8]) {
         if bytes.withContiguousStorageIfAvailable({ encode($0, into: &buffer) }) == nil {
             Array(bytes).withUnsafeBufferPointer { encode($0, into: &buffer) }
         }
     }
 
     /// The encoding of `bytes` as a string.
-    public static func encodedString(_ bytes: some Collection<UInt8>) -> String {
+    static func encodedString(_ bytes: some Collection<UInt8>) -> String {
         var output: [UInt8] = []
         encode(bytes, into: &output)
         return String(decoding: output, as: UTF8.self)
@@ -119,7 +119,7 @@ public enum Base64 {
     }
 
     /// Decodes base64 text given as bytes.
-    public static func decode(_ text: some Collection<UInt8>) throws(Base64Error) -> [UInt8] {
+    @_spi(Fuzzing) public static func decode(_ text: some Collection<UInt8>) throws(Base64Error) -> [UInt8] {
         let result =
             text.withContiguousStorageIfAvailable { decode(buffer: $0) }
             ?? Array(text).withUnsafeBufferPointer { decode(buffer: $0) }
@@ -127,7 +127,7 @@ public enum Base64 {
     }
 
     /// Decodes base64 text given as bytes.
-    public static func decode(buffer text: UnsafeBufferPointer<UInt8>) -> Result<[UInt8], Base64Error> {
+    static func decode(buffer text: UnsafeBufferPointer<UInt8>) -> Result<[UInt8], Base64Error> {
         let count = text.count
         guard count % 4 == 0 else { return .failure(.invalidLength(count)) }
         if count == 0 { return .success([]) }

@@ -41,7 +41,7 @@ public enum ErrorCode: Int, Sendable, CaseIterable {
     }
 
     /// The message used when nothing more specific is known.
-    public var defaultMessage: String {
+    var defaultMessage: String {
         switch self {
         case .parseError: "parse error: the line is not valid JSON"
         case .invalidRequest: "invalid request"

@@ -21,7 +21,7 @@ public struct Frame: Sendable, Hashable, JSONEncodable {
 
     /// Appends the frame object for `bytes` without building a `Frame` (e.g. from a slice of a
     /// receive buffer).
-    public static func encode(_ bytes: some Collection<UInt8>, into buffer: inout [UInt8]) {
+    static func encode(_ bytes: some Collection<UInt8>, into buffer: inout [UInt8]) {
         if bytes.withContiguousStorageIfAvailable({ write(of: $0, to: &buffer) }) == nil {
             Array(bytes).withUnsafeBufferPointer { write(of: $0, to: &buffer) }
         }
@@ -35,7 +35,7 @@ public struct Frame: Sendable, Hashable, JSONEncodable {
     }
 
     /// The frame as a `JSONValue` object (for callers that build results as values).
-    public var json: JSONValue {
+    var json: JSONValue {
         var object: JSONObject = ["data_base64": .string(Base64.encodedString(bytes))]
         if let text { object.append("data", .string(text)) }
         return .object(object)

@@ -14,7 +14,7 @@ public enum JSONNumber: Sendable, Hashable {
     case outOfRange(String)
 
     /// The literal as it would be written.
-    public var text: String {
+    var text: String {
         var bytes: [UInt8] = []
         JSONOutput.appendNumber(self, to: &bytes)
         return String(decoding: bytes, as: UTF8.self)

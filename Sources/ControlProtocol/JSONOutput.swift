@@ -43,7 +43,7 @@ extension JSONObject: JSONEncodable {
 /// and every control character below U+0020 escaped; non-finite doubles are written as `null`.
 ///
 /// Threading: stateless. Any thread.
-public enum JSONOutput {
+@_spi(Fuzzing) public enum JSONOutput {
     /// Appends any value.
     public static func appendValue(_ value: JSONValue, to buffer: inout [UInt8]) {
         switch value {
@@ -64,7 +64,7 @@ public enum JSONOutput {
     }
 
     /// Appends an object, members in order.
-    public static func appendObject(_ object: JSONObject, to buffer: inout [UInt8]) {
+    static func appendObject(_ object: JSONObject, to buffer: inout [UInt8]) {
         buffer.append(UInt8(ascii: "{"))
         for (index, member) in object.members.enumerated() {
             if index > 0 { buffer.append(UInt8(ascii: ",")) }
@@ -77,12 +77,12 @@ public enum JSONOutput {
 
     /// Appends ASCII text verbatim. For the fixed pieces of a message (`{"jsonrpc":"2.0","id":`).
     @inline(__always)
-    public static func appendLiteral(_ text: StaticString, to buffer: inout [UInt8]) {
+    static func appendLiteral(_ text: StaticString, to buffer: inout [UInt8]) {
         text.withUTF8Buffer { buffer.append(contentsOf: $0) }
     }
 
     /// Appends a number. Integers exactly; doubles in Swift's shortest round-trip form.
-    public static func appendNumber(_ number: JSONNumber, to buffer: inout [UInt8]) {
+    static func appendNumber(_ number: JSONNumber, to buffer: inout [UInt8]) {
         switch number {
         case .integer(let value):
             appendInteger(value, to: &buffer)
@@ -103,7 +103,7 @@ public enum JSONOutput {
     }
 
     /// Appends a decimal integer.
-    public static func appendInteger(_ value: Int64, to buffer: inout [UInt8]) {
+    static func appendInteger(_ value: Int64, to buffer: inout [UInt8]) {
         writeInteger(value, to: &buffer)
     }
 
@@ -132,7 +132,7 @@ public enum JSONOutput {
     }
 
     /// Appends a string literal with escapes.
-    public static func appendString(_ string: String, to buffer: inout [UInt8]) {
+    static func appendString(_ string: String, to buffer: inout [UInt8]) {
         var string = string
         string.withUTF8 { appendEscaped(utf8: $0, to: &buffer) }
     }

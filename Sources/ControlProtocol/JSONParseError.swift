@@ -1,7 +1,7 @@
 /// Why a byte sequence is not one JSON value, and where.
 ///
 /// Threading: a value. Any thread.
-public struct JSONParseError: Error, Sendable, Equatable, CustomStringConvertible {
+@_spi(Fuzzing) public struct JSONParseError: Error, Sendable, Equatable, CustomStringConvertible {
     /// What went wrong.
     ///
     /// Threading: a value. Any thread.

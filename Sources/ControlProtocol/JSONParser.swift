@@ -8,7 +8,7 @@
 /// The input is hostile: every read is bounds-checked and recursion is bounded by the depth.
 ///
 /// Threading: a value. Any thread.
-public struct JSONParser {
+@_spi(Fuzzing) public struct JSONParser {
     /// Limits and choices.
     ///
     /// Threading: a value. Any thread.

@@ -1,4 +1,5 @@
-/// Skips the part of a JSON string that needs no attention, eight bytes at a time.
+/// Skips the part of a JSON string that needs no attention, eight bytes at a time on a
+/// little-endian machine, one at a time elsewhere.
 ///
 /// Why: parsing a `write` request and escaping a `device.data` frame touch every byte of the
 /// payload, and a byte-at-a-time loop there was most of the daemon's streaming cost (about 40
@@ -8,30 +9,50 @@
 /// Threading: stateless. Any thread.
 enum JSONStringScan {
     /// The index of the first byte at or after `start` that is not plain, or `bytes.count` if
-    /// there is none. Plain ASCII is crossed eight bytes at a time, and the byte that stops the scan
-    /// is found inside its word (the lowest flagged byte of the word's mask is exact): a short
-    /// string, a key, is crossed in one step.
+    /// there is none. On a little-endian machine plain ASCII is crossed eight bytes at a time,
+    /// and the byte that stops the scan is found inside its word (the lowest flagged byte of the
+    /// word's mask is exact): a short string, a key, is crossed in one step. Elsewhere it is
+    /// ``firstNonPlainBytewise(in:from:)``, which answers the same.
     @inline(__always)
     static func firstNonPlain(in bytes: UnsafeBufferPointer<UInt8>, from start: Int) -> Int {
-        guard let base = bytes.baseAddress else { return start }
+        #if _endian(little)
+            guard let base = bytes.baseAddress else { return start }
+            var index = start
+            let count = bytes.count
+            while index + 8 <= count {
+                let mask = nonPlainMask(UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self))
+                if mask != 0 { return index + mask.trailingZeroBitCount / 8 }
+                index += 8
+            }
+            return firstNonPlainBytewise(in: bytes, from: index)
+        #else
+            return firstNonPlainBytewise(in: bytes, from: start)
+        #endif
+    }
+
+    /// ``firstNonPlain(in:from:)`` one byte at a time: the portable scan (any byte order), the
+    /// tail of the word scan, and what the tests compare the word scan with.
+    @inline(__always)
+    static func firstNonPlainBytewise(in bytes: UnsafeBufferPointer<UInt8>, from start: Int) -> Int {
         var index = start
         let count = bytes.count
-        while index + 8 <= count {
-            let mask = nonPlainMask(UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self))
-            if mask != 0 { return index + mask.trailingZeroBitCount / 8 }
-            index += 8
-        }
         while index < count {
-            let byte = base[index]
-            if byte < 0x20 || byte >= 0x80 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") { return index }
+            if !isPlain(bytes[index]) { return index }
             index += 1
         }
         return count
     }
 
+    /// Printable ASCII other than `"` and `\`.
+    @inline(__always)
+    static func isPlain(_ byte: UInt8) -> Bool {
+        byte >= 0x20 && byte < 0x80 && byte != UInt8(ascii: "\"") && byte != UInt8(ascii: "\\")
+    }
+
     /// The high bit of each byte of `word` that is not plain, and possibly of bytes above such a
     /// byte (a borrow spreads only upwards, from a byte that really is flagged): on a
-    /// little-endian load the lowest set bit marks the first non-plain byte exactly.
+    /// little-endian load the lowest set bit marks the first non-plain byte exactly. Only
+    /// little-endian callers locate a byte by the mask (`#if _endian(little)`).
     @inline(__always)
     static func nonPlainMask(_ word: UInt64) -> UInt64 {
         let nonASCII = word & highBits

@@ -4,7 +4,7 @@ extension Method {
     /// Throws `methodNotFound` for an unknown name and `invalidParams` for wrong params:
     /// unknown members (named), wrong types, both `data` and `data_base64`, invalid base64,
     /// numbers out of range.
-    public static func decode(name: String, params: JSONObject?) throws(RPCError) -> Method {
+    static func decode(name: String, params: JSONObject?) throws(RPCError) -> Method {
         guard let method = MethodName(rawValue: name) else {
             let hint = Suggestion.hint(for: name, among: MethodName.allCases.map(\.rawValue))
             throw RPCError(.methodNotFound, "unknown method \(ValueDescription.quoted(name))\(hint)")

@@ -6,11 +6,10 @@ extension Request {
     ///
     /// The checks, in order, and what a failure sends back:
     /// - not JSON (malformed, invalid UTF-8, nested deeper than `maxDepth`): -32700, id `null`;
-    /// - an array (a batch; not supported) or any non-object: -32600, id `null`;
-    /// - `id` missing (a notification), `null`, or not an integer/string (a float, a boolean, an
-    ///   object, an array, an integer beyond 64 bits): -32600, id `null`. This daemon does not
-    ///   accept notifications: every method has a result, so a request without an id is a
-    ///   mistake and is answered with an error rather than silently dropped;
+    /// - an array (a batch: ``IncomingMessage`` decodes those) or any non-object: -32600, id `null`;
+    /// - `id` missing (a notification: ``IncomingMessage`` decodes those), `null`, or not an
+    ///   integer/string (a float, a boolean, an object, an array, an integer beyond 64 bits):
+    ///   -32600, id `null`;
     /// - `jsonrpc` not exactly `"2.0"`, `method` missing or not a string, `params` neither an
     ///   object nor absent/`null`, or an unknown member: -32600 with the id;
     /// - an unknown method: -32601; params an array (by-position) or wrong params: -32602.
@@ -32,8 +31,55 @@ extension Request {
         return try decode(value)
     }
 
-    /// Decodes a request from an already parsed value (see ``decode(_:maxDepth:)``).
-    public static func decode(_ value: JSONValue) throws(RequestRejection) -> Request {
+    /// Decodes a request from an already parsed value (see ``decode(_:maxDepth:)``). A value
+    /// without an `id` (a notification) is refused here: ``IncomingMessage`` is what accepts them.
+    @_spi(Fuzzing) public static func decode(_ value: JSONValue) throws(RequestRejection) -> Request {
+        if case .object(let object) = value, object["id"] == nil {
+            throw RequestRejection(
+                id: nil,
+                error: .invalidRequest(
+                    "missing \"id\": a request without one is a notification, executed and never answered; "
+                        + "give each request an integer or string id to have its answer"
+                )
+            )
+        }
+        let envelope = try decodeEnvelope(value)
+        guard let id = envelope.id else { preconditionFailure("an object with an id decoded without one") }
+        do throws(RPCError) {
+            return Request(id: id, method: try envelope.method())
+        } catch {
+            throw RequestRejection(id: id, error: error)
+        }
+    }
+
+    /// A request or notification object's members, checked as far as they can be without the
+    /// method's own rules. Threading: a value. Any thread.
+    struct Envelope {
+        /// Nil for a notification.
+        var id: RequestID?
+        var name: String
+        var params: JSONObject?
+        /// `params` was an array.
+        var byPosition: Bool
+
+        /// The typed method: -32601 for an unknown one, -32602 for wrong (or by-position) params.
+        func method() throws(RPCError) -> Method {
+            if byPosition {
+                // An unknown method is reported as such, whatever its params.
+                if MethodName(rawValue: name) == nil { _ = try Method.decode(name: name, params: nil) }
+                throw .invalidParams(
+                    "params must be an object with named members (by-position params are not supported)"
+                )
+            }
+            return try Method.decode(name: name, params: params)
+        }
+    }
+
+    /// Checks, in order: an object (else -32600, id `null`); `id` absent (a notification), or an
+    /// integer or a string (else -32600, id `null`); no unknown member, `jsonrpc` exactly
+    /// `"2.0"`, `method` a string, `params` an object, an array or absent/`null` (else -32600
+    /// with the id).
+    static func decodeEnvelope(_ value: JSONValue) throws(RequestRejection) -> Envelope {
         func reject(_ id: RequestID?, _ error: RPCError) -> RequestRejection {
             RequestRejection(id: id, error: error)
         }
@@ -42,10 +88,7 @@ extension Request {
         case .object(let members):
             object = members
         case .array:
-            throw reject(
-                nil,
-                .invalidRequest("batch requests (JSON arrays) are not supported: send one request object per line")
-            )
+            throw reject(nil, .invalidRequest("a JSON array (a batch) inside a batch or where one request is expected"))
         default:
             throw reject(nil, .invalidRequest("a request must be a JSON object (got \(value.kindDescription))"))
         }
@@ -67,16 +110,10 @@ extension Request {
             }
         }
 
-        let id: RequestID
+        let id: RequestID?
         switch idValue {
         case nil:
-            throw reject(
-                nil,
-                .invalidRequest(
-                    "missing \"id\": notifications are not supported, every method returns a result; "
-                        + "give each request an integer or string id"
-                )
-            )
+            id = nil
         case .null:
             throw reject(nil, .invalidRequest("\"id\" must be an integer or a string, not null"))
         case .some(let value):
@@ -114,36 +151,15 @@ extension Request {
                 .invalidRequest("\"method\" must be a string (got \(ValueDescription.describe(methodValue)))")
             )
         }
-        let params: JSONObject?
         switch paramsValue {
         case nil, .null:
-            params = nil
+            return Envelope(id: id, name: name, params: nil, byPosition: false)
         case .object(let members):
-            params = members
+            return Envelope(id: id, name: name, params: members, byPosition: false)
         case .array:
-            if MethodName(rawValue: name) == nil {
-                // An unknown method is reported as such, whatever its params.
-                _ = try decodeMethod(name: name, params: nil, id: id)
-            }
-            throw reject(
-                id,
-                .invalidParams("params must be an object with named members (by-position params are not supported)")
-            )
+            return Envelope(id: id, name: name, params: nil, byPosition: true)
         case .some(let other):
             throw reject(id, .invalidRequest("\"params\" must be an object (got \(other.kindDescription))"))
-        }
-        return Request(id: id, method: try decodeMethod(name: name, params: params, id: id))
-    }
-
-    private static func decodeMethod(
-        name: String,
-        params: JSONObject?,
-        id: RequestID
-    ) throws(RequestRejection) -> Method {
-        do throws(RPCError) {
-            return try Method.decode(name: name, params: params)
-        } catch {
-            throw RequestRejection(id: id, error: error)
         }
     }
 }

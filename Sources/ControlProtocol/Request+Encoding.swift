@@ -1,16 +1,8 @@
 extension Request {
     /// Appends the request line `{"jsonrpc":"2.0","id":…,"method":…,"params":{…}}\n` (client
     /// side). `params` is omitted for methods that take none.
-    public func encode(into buffer: inout [UInt8]) {
-        JSONOutput.appendLiteral("{\"jsonrpc\":\"2.0\",\"id\":", to: &buffer)
-        id.encodeJSON(into: &buffer)
-        JSONOutput.appendLiteral(",\"method\":", to: &buffer)
-        JSONOutput.appendString(method.name.rawValue, to: &buffer)
-        if let params = method.params {
-            JSONOutput.appendLiteral(",\"params\":", to: &buffer)
-            JSONOutput.appendObject(params, to: &buffer)
-        }
-        JSONOutput.appendLiteral("}\n", to: &buffer)
+    func encode(into buffer: inout [UInt8]) {
+        Request.encodeLine(id: id, method: method.name.rawValue, params: method.params, into: &buffer)
     }
 
     /// The request line, ending in `\n`.
@@ -19,12 +11,34 @@ extension Request {
         encode(into: &buffer)
         return buffer
     }
+
+    /// The request line of a method this module has no typed ``Method`` for (a newer server's, or
+    /// a deliberately malformed one in a test), written by the same encoder as ``line``:
+    /// `{"jsonrpc":"2.0","id":…,"method":…,"params":…}\n`, `params` omitted when nil.
+    public static func encodedLine(id: RequestID, method: String, params: JSONObject?) -> [UInt8] {
+        var buffer: [UInt8] = []
+        encodeLine(id: id, method: method, params: params, into: &buffer)
+        return buffer
+    }
+
+    /// The one writer of request lines (``line`` and ``encodedLine(id:method:params:)``).
+    static func encodeLine(id: RequestID, method: String, params: JSONObject?, into buffer: inout [UInt8]) {
+        JSONOutput.appendLiteral("{\"jsonrpc\":\"2.0\",\"id\":", to: &buffer)
+        id.encodeJSON(into: &buffer)
+        JSONOutput.appendLiteral(",\"method\":", to: &buffer)
+        JSONOutput.appendString(method, to: &buffer)
+        if let params {
+            JSONOutput.appendLiteral(",\"params\":", to: &buffer)
+            JSONOutput.appendObject(params, to: &buffer)
+        }
+        JSONOutput.appendLiteral("}\n", to: &buffer)
+    }
 }
 
 extension Method {
     /// The params object as sent, or `nil` for methods without params. A payload is sent as
     /// `data` when it is valid UTF-8 and as `data_base64` otherwise.
-    public var params: JSONObject? {
+    var params: JSONObject? {
         switch self {
         case .devicesList, .daemonStatus, .clientsList:
             return nil

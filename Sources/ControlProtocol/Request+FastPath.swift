@@ -14,7 +14,7 @@
 extension Request {
     /// The request on `line`, if it is a valid `transact` or `write` the fast path reads;
     /// otherwise `nil` (which says nothing about the line: use the general decoder).
-    public static func decodeFastPath(_ line: UnsafeBufferPointer<UInt8>) -> Request? {
+    @_spi(Fuzzing) public static func decodeFastPath(_ line: UnsafeBufferPointer<UInt8>) -> Request? {
         var parser = JSONParser(bytes: line, options: JSONParser.Options())
         do throws(JSONParseError) {
             return try parser.fastRequest()
@@ -158,16 +158,20 @@ extension JSONParser {
     /// is not plain ASCII is the closing quote, the key is the bytes before it (what
     /// ``parseStringContent()`` would answer for them); otherwise the string is parsed.
     private mutating func fastKey() throws(JSONParseError) -> FastKey {
-        let start = position + 1
-        if start + 8 <= bytes.count, let base = bytes.baseAddress {
-            let window = UnsafeRawPointer(base + start).loadUnaligned(as: UInt64.self)
-            let mask = JSONStringScan.nonPlainMask(window)
-            let length = mask.trailingZeroBitCount / 8  // 8 when every byte is plain
-            if length < 8 && base[start + length] == UInt8(ascii: "\"") {
-                position = start + length + 1
-                return .word(length == 0 ? 0 : window & (UInt64.max >> (64 - 8 * length)))
+        // The window is read as a little-endian word (its first byte lowest, as ``KeyWord``
+        // builds them); elsewhere every key is parsed as a string, which answers the same.
+        #if _endian(little)
+            let start = position + 1
+            if start + 8 <= bytes.count, let base = bytes.baseAddress {
+                let window = UnsafeRawPointer(base + start).loadUnaligned(as: UInt64.self)
+                let mask = JSONStringScan.nonPlainMask(window)
+                let length = mask.trailingZeroBitCount / 8  // 8 when every byte is plain
+                if length < 8 && base[start + length] == UInt8(ascii: "\"") {
+                    position = start + length + 1
+                    return .word(length == 0 ? 0 : window & (UInt64.max >> (64 - 8 * length)))
+                }
             }
-        }
+        #endif
         return .content(try parseStringContent())
     }
 

@@ -31,7 +31,7 @@ public struct RequestRejection: Error, Sendable, Hashable, CustomStringConvertib
     }
 
     /// The error response line, ending in `\n`.
-    public var responseLine: [UInt8] {
+    @_spi(Fuzzing) public var responseLine: [UInt8] {
         var buffer: [UInt8] = []
         encodeResponse(into: &buffer)
         return buffer

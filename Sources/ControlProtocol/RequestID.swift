@@ -36,8 +36,15 @@ public enum RequestID: Sendable, Hashable, CustomStringConvertible, JSONEncodabl
         }
     }
 
+    /// The id written as JSON text (`7`, `"abc"`, as a trace file stores it), or `nil` if the text
+    /// is not one JSON value that is an id.
+    public init?(jsonText text: some Collection<UInt8>) {
+        guard let value = try? JSONParser.parse(text), let id = RequestID.from(value) else { return nil }
+        self = id
+    }
+
     /// The id in `value`, or `nil` if it is not an integer that fits `Int64` or a string.
-    public static func from(_ value: JSONValue) -> RequestID? {
+    static func from(_ value: JSONValue) -> RequestID? {
         switch value {
         case .number(.integer(let integer)): .int(integer)
         case .string(let string): .string(string)

@@ -2,7 +2,7 @@
 /// above U+10FFFF, no truncated sequences.
 ///
 /// Threading: stateless. Any thread.
-public enum UTF8Validation {
+enum UTF8Validation {
     /// The length of the well-formed sequence starting at `index`, or `nil` if the bytes there
     /// are not well-formed UTF-8. `index` must be in bounds.
     @inline(__always)
@@ -35,11 +35,12 @@ public enum UTF8Validation {
 
     /// The offset of the first byte that does not start a well-formed sequence, or `nil` if
     /// all of `bytes` is valid UTF-8.
-    public static func firstInvalidOffset(in bytes: UnsafeBufferPointer<UInt8>) -> Int? {
+    static func firstInvalidOffset(in bytes: UnsafeBufferPointer<UInt8>) -> Int? {
         var index = 0
         let count = bytes.count
         while index < count {
-            // ASCII fast path, eight bytes at a time.
+            // ASCII fast path, eight bytes at a time. Any byte order: it asks only whether some
+            // byte has its high bit set, and the byte loop below finds which.
             while index + 8 <= count {
                 let word = UnsafeRawPointer(bytes.baseAddress! + index).loadUnaligned(as: UInt64.self)
                 if word & 0x8080_8080_8080_8080 != 0 { break }
@@ -57,7 +58,7 @@ public enum UTF8Validation {
     }
 
     /// Whether `bytes` is entirely valid UTF-8.
-    public static func isValid(_ bytes: some Collection<UInt8>) -> Bool {
+    static func isValid(_ bytes: some Collection<UInt8>) -> Bool {
         if let result = bytes.withContiguousStorageIfAvailable({ firstInvalidOffset(in: $0) == nil }) {
             return result
         }

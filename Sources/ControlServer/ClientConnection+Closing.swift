@@ -4,6 +4,7 @@ extension ClientConnection {
     /// Stops reading and closes once the replies already owed are written, with `reason`
     /// (server shutdown). Control loop only.
     func drain(_ reason: CloseReason) {
+        loop.assertInLoop()
         guard phase == .open else { return }
         phase = .draining(reason)
         updateInterest()
@@ -13,6 +14,7 @@ extension ClientConnection {
     /// Stops reading and sending, writes what is queued, then closes with `reason` (at the latest
     /// after the linger timeout, for a client that does not read). Control loop only.
     func closeAfterFlushing(_ reason: CloseReason) {
+        loop.assertInLoop()
         guard phase != .closed else { return }
         accepting.store(false, ordering: .releasing)
         if closeReason == nil { closeReason = reason }
@@ -28,6 +30,7 @@ extension ClientConnection {
     /// the server and the handler told. Idempotent. Control loop only, and never from inside a
     /// handler call (use ``closeSoon(_:)`` there).
     func close(_ reason: CloseReason) {
+        loop.assertInLoop()
         guard phase != .closed else { return }
         if closeReason == nil { closeReason = reason }
         phase = .closed

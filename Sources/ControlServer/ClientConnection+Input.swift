@@ -9,6 +9,7 @@ extension ClientConnection {
 
     /// The connection's fd source fired. Control loop only.
     func handleEvents(_ events: FDEvents) {
+        loop.assertInLoop()
         if events.contains(.error) {
             var errno = Errno.ioError
             if let fd = source?.fd, let pending = try? Socket.pendingError(fd) { errno = pending }
@@ -71,6 +72,7 @@ extension ClientConnection {
     /// for its outcome. Returns false when reading must stop (a line too long, or an `attach`).
     @discardableResult
     func consumeRequestBytes(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        loop.assertInLoop()
         switch lineBuffer.feed(bytes, { self.processLine($0) }) {
         case .needMore:
             return true
@@ -88,26 +90,19 @@ extension ClientConnection {
         bytes.withUnsafeBufferPointer { consumeRequestBytes($0) }
     }
 
-    /// Decodes one line and hands the request on, or answers the rejection. Returns whether to
-    /// go on with the next line.
+    /// Decodes one line and hands the request on, or answers the rejection (batches,
+    /// notifications and `rpc.discover`: ``handle(_:)``). Returns whether to go on with the next
+    /// line.
     private func processLine(_ line: UnsafeBufferPointer<UInt8>) -> Bool {
         guard phase == .open, isOpen else { return false }
-        let request: Request
-        do {
-            request = try Request.decode(line)
-        } catch {
-            server.counters.decodeErrors.increment()
-            server.logger.log(.debug, "\(self): rejected a request line: \(error.error)")
-            var reply: [UInt8] = []
-            error.encodeResponse(into: &reply)
-            send(line: reply)
-            return phase == .open && isOpen
+        switch IncomingMessage.decode(line) {
+        case .single(.request(let request)):
+            handOver(request)
+        case .single(let call):
+            handle(call)
+        case .batch(let calls):
+            handle(batch: calls)
         }
-        server.counters.requestsDecoded.increment()
-        output.withLock { $0.pendingRequests += 1 }
-        // Whatever follows may be raw bytes: read nothing more until it is answered.
-        if request.method.switchesToRawBytes { awaitAttachAnswer(request.id) }
-        server.handler.handle(request, from: self)
         return phase == .open && isOpen && inputMode.isRequests
     }
 
@@ -149,6 +144,7 @@ extension ClientConnection {
     /// Pauses reading while too much output is queued, and asks for writability while anything
     /// is. Control loop only.
     func updateInterest() {
+        loop.assertInLoop()
         guard source != nil else { return }
         updateInterest(queued: output.withLock { $0.queue.byteCount })
     }
@@ -156,6 +152,7 @@ extension ClientConnection {
     /// ``updateInterest()`` with the queued byte count the caller just read under the lock.
     /// Control loop only.
     func updateInterest(queued: Int) {
+        loop.assertInLoop()
         guard let source else { return }
         let high = maxOutboundBytes / 2
         let low = maxOutboundBytes / 4

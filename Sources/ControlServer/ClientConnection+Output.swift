@@ -51,6 +51,7 @@ extension ClientConnection {
     /// `handedOver`: the line came from another thread's ``dispatch(_:isResponse:)``.
     /// Control loop only.
     func enqueue(_ line: [UInt8], isResponse: Bool, handedOver: Bool) {
+        loop.assertInLoop()
         let open = phase != .closed && isOpen
         // One lock: what is left queued after the write comes out with the outcome.
         let (failure, queued): (CloseReason?, Int) = output.withLock { o in
@@ -82,6 +83,7 @@ extension ClientConnection {
     /// The socket is writable (or a final line was just queued): write, then close if that was
     /// all that was left to do. Control loop only.
     func flushFromEvent() {
+        loop.assertInLoop()
         if let failure = output.withLock({ writeQueued(&$0) }) {
             close(failure)
             return
@@ -105,6 +107,7 @@ extension ClientConnection {
     /// While draining: closes once every reply the client is owed has been written (or at once,
     /// for a final error line, when the senders are off). Control loop only.
     func closeIfIdle() {
+        loop.assertInLoop()
         guard case .draining(let reason) = phase else { return }
         let (empty, owed) = output.withLock { ($0.queue.isEmpty, $0.pendingRequests) }
         guard empty else { return }

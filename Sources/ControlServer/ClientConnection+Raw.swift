@@ -35,6 +35,7 @@ extension ClientConnection {
     /// A request read now may switch the connection to raw bytes: stop reading until it is
     /// answered. Control loop only.
     func awaitAttachAnswer(_ id: RequestID) {
+        loop.assertInLoop()
         inputMode = .awaitingRaw(id)
         attachPending.store(true, ordering: .releasing)
         updateInterest()
@@ -43,6 +44,7 @@ extension ClientConnection {
     /// Request `id` was answered with an error: if it was the `attach` awaited, read requests
     /// again, starting with the bytes that followed it. Control loop only.
     func attachRefused(_ id: RequestID) {
+        loop.assertInLoop()
         guard phase != .closed, case .awaitingRaw(let attachID) = inputMode, attachID == id else { return }
         inputMode = .requests
         attachPending.store(false, ordering: .releasing)

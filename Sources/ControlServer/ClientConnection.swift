@@ -37,6 +37,10 @@ public final class ClientConnection: @unchecked Sendable {  // @unchecked: vars 
     /// The outbound queue, the socket and the requests owed an answer: whoever writes to the
     /// socket (the control loop, or a sender's own thread) does so under this lock.
     let output = Locked(ConnectionOutput())
+    /// Where the answers to batch elements and notifications go (``ReplyRoutes``).
+    let routes = Locked(ReplyRoutes())
+    /// Answers ``routes`` still waits for: while zero, a response skips the routes' lock.
+    let routedCount = Atomic<Int>(0)
 
     // MARK: control loop only
 
@@ -125,7 +129,9 @@ public final class ClientConnection: @unchecked Sendable {  // @unchecked: vars 
     /// Answers request `id` with `result`. Any thread.
     public func respond(id: RequestID, result: some JSONEncodable) {
         guard isOpen else { return }
-        deliver(ResponseEncoder.successLine(id: id, result: result), isResponse: true)
+        let line = ResponseEncoder.successLine(id: id, result: result)
+        if routedCount.load(ordering: .relaxed) > 0, reroute(line, for: id) { return }
+        deliver(line, isResponse: true)
     }
 
     /// Answers request `id` with an error. If it was an `attach`, the connection then reads
@@ -134,6 +140,7 @@ public final class ClientConnection: @unchecked Sendable {  // @unchecked: vars 
         guard isOpen else { return }
         var line: [UInt8] = []
         ResponseEncoder.failure(id: id, error: error, into: &line)
+        if routedCount.load(ordering: .relaxed) > 0, reroute(line, for: id) { return }
         deliver(line, isResponse: true)
         // After the line is on its way, so that the refusal reaches the client before anything
         // read after the attach is answered.

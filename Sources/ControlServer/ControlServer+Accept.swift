@@ -8,6 +8,7 @@ extension ControlServer {
 
     /// The listening socket is readable: accept what is pending. Control loop only.
     func acceptReady() {
+        loop.assertInLoop()
         for _ in 0..<Self.acceptsPerEvent {
             guard state == .running, let listenFD = listenSource?.fd else { return }
             let accepted: OwnedFD?
@@ -83,6 +84,7 @@ extension ControlServer {
 
     /// Makes a connection for an accepted socket. Control loop only.
     private func open(_ fd: consuming OwnedFD) {
+        loop.assertInLoop()
         let credentials: ClientCredentials
         do {
             credentials = try ClientCredentials.ofPeer(fd.rawValue)

@@ -27,6 +27,7 @@ extension ControlServer {
     }
 
     private func shutdownOnLoop(flushTimeout: Duration, completion: (@Sendable () -> Void)?) {
+        loop.assertInLoop()
         switch state {
         case .stopped:
             completion?()
@@ -62,6 +63,7 @@ extension ControlServer {
 
     /// Closes what is left and reports the end. Control loop only.
     func finishShutdown() {
+        loop.assertInLoop()
         guard state == .shuttingDown else { return }
         shutdownTimer?.cancel()
         shutdownTimer = nil

@@ -102,6 +102,7 @@ public final class ControlServer: @unchecked Sendable {  // @unchecked: vars loo
     }
 
     private func startOnLoop() {
+        loop.assertInLoop()
         guard state == .created, let fd = pendingListener.withLock({ $0.take() }) else { return }
         do {
             listenSource = try loop.addSource(owning: fd, interest: .readable) { [self] _ in acceptReady() }
@@ -117,6 +118,7 @@ public final class ControlServer: @unchecked Sendable {  // @unchecked: vars loo
 
     /// A connection closed: forget it and tell the handler. Control loop only.
     func connectionClosed(_ connection: ClientConnection) {
+        loop.assertInLoop()
         guard connections.removeValue(forKey: connection.id) != nil else { return }
         let uid = connection.credentials.uid
         if let n = connectionsPerUID[uid] { connectionsPerUID[uid] = n > 1 ? n - 1 : nil }

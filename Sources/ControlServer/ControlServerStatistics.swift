@@ -27,23 +27,17 @@ public struct ControlServerStatistics: Sendable, Equatable, JSONEncodable {
 
     public init() {}
 
-    /// `{"clients":…,"accepted_total":…,…}` with snake_case names.
+    /// `{"clients":…,"accepted_total":…,…}` with snake_case names, written by ControlProtocol's
+    /// object encoder.
     public func encodeJSON(into buffer: inout [UInt8]) {
-        let members: [(StaticString, Int)] = [
-            ("clients", clients), ("accepted_total", acceptedTotal), ("rejected_over_limit", rejectedOverLimit),
-            ("disconnected_line_too_long", disconnectedLineTooLong),
-            ("disconnected_slow_reader", disconnectedSlowReader), ("requests_decoded", requestsDecoded),
-            ("decode_errors", decodeErrors), ("accept_errors", acceptErrors), ("input_deferrals", inputDeferrals),
+        let object: JSONObject = [
+            "clients": .int(clients), "accepted_total": .int(acceptedTotal),
+            "rejected_over_limit": .int(rejectedOverLimit), "disconnected_line_too_long": .int(disconnectedLineTooLong),
+            "disconnected_slow_reader": .int(disconnectedSlowReader), "requests_decoded": .int(requestsDecoded),
+            "decode_errors": .int(decodeErrors), "accept_errors": .int(acceptErrors),
+            "input_deferrals": .int(inputDeferrals),
         ]
-        buffer.append(UInt8(ascii: "{"))
-        for (index, (name, value)) in members.enumerated() {
-            if index > 0 { buffer.append(UInt8(ascii: ",")) }
-            buffer.append(UInt8(ascii: "\""))
-            JSONOutput.appendLiteral(name, to: &buffer)
-            JSONOutput.appendLiteral("\":", to: &buffer)
-            JSONOutput.appendInteger(Int64(value), to: &buffer)
-        }
-        buffer.append(UInt8(ascii: "}"))
+        object.encodeJSON(into: &buffer)
     }
 }
 

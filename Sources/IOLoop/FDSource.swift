@@ -40,8 +40,9 @@ public struct FDEvents: OptionSet, Sendable, Hashable, CustomStringConvertible {
 
 /// A descriptor watched by a loop (CFRunLoopSource of the fd kind), level-triggered.
 ///
-/// The registration id packed beside the fd in `epoll_data` makes events that were queued for an
-/// earlier registration of the same fd number (closed and reused within one batch) be dropped.
+/// The registration id packed beside the fd in `epoll_data` (``EpollTag``) makes events that were
+/// queued for an earlier registration of the same fd number (closed and reused within one batch)
+/// be dropped.
 /// A source may own its descriptor; then cancelling it deregisters and closes it, in that order.
 ///
 /// Loop thread only.
@@ -79,7 +80,7 @@ public final class FDSource: @unchecked Sendable {  // @unchecked: all mutable s
         self.handler = handler
     }
 
-    var epollData: UInt64 { UInt64(registrationID) << 32 | UInt64(UInt32(bitPattern: fd)) }
+    var epollData: UInt64 { EpollTag.source(SourceRegistration(id: registrationID, fd: fd)).epollData }
 
     var epollEvents: Epoll.Events {
         var e: Epoll.Events = [.error, .hangup]

@@ -34,7 +34,7 @@ extension IOLoop {
     private func runLoop(mode: RunMode, deadline: LoopInstant?, condition: ((() -> Bool))?) -> RunResult {
         preconditionInLoop()
         precondition(mode != .common, "run a concrete mode, not .common")
-        precondition(!isClosed, "run() after shutdown")
+        precondition(lifecycle.state != .closed, "run() after shutdown")
         let state: ModeState
         do { state = try modeState(mode) } catch { preconditionFailure("cannot create run mode \(mode): \(error)") }
         let outer = currentMode
@@ -42,7 +42,7 @@ extension IOLoop {
         defer { currentMode = outer }
         while true {
             if stopRequested.exchange(false, ordering: .acquiringAndReleasing) { return .stopped }
-            if shutdownRequested.load(ordering: .acquiring) && isSpawned { return .shutDown }
+            if isSpawned && lifecycle.state != .open { return .shutDown }
             if let condition, !condition() { return .conditionMet }
             if let deadline, now >= deadline { return .timedOut }
             iterate(mode: mode, state: state, deadline: deadline, condition: condition)
@@ -95,19 +95,18 @@ extension IOLoop {
     }
 
     private func dispatch(events: Epoll.Events, data: UInt64, state: ModeState, mode: RunMode) {
-        let id = UInt32(truncatingIfNeeded: data >> 32)
-        let fd = CInt(bitPattern: UInt32(truncatingIfNeeded: data))
-        switch id {
-        case 0:
+        switch EpollTag(epollData: data) {
+        case .wakeup:
             _ = try? EventFD.drain(wakeFD)
-        case 1:
+        case .timer:
             _ = try? TimerFD.drain(timerRaw)
             armedDeadline = nil
             fireDueTimers(of: state, in: mode)
-        default:
+        case .source(let registration):
             // A stale event: the source was cancelled, or the fd number now belongs to a newer
             // registration, earlier in this same batch.
-            guard let source = sourceByFD(fd), source.registrationID == id, source.isValid else { return }
+            guard let source = sourceByFD(registration.fd), source.registrationID == registration.id, source.isValid
+            else { return }
             var e = FDEvents(epoll: events)
             // Drop bits the source no longer asked for (it may have changed interest in this batch).
             if !source.interest.contains(.readable) { e.remove(.readable) }

@@ -1,5 +1,3 @@
-import CAccessoryShims
-import Glibc
 import Synchronization
 import SystemCalls
 
@@ -23,11 +21,6 @@ public final class IOLoop: LoopScheduler, @unchecked Sendable {
         case job(UnownedJob)
     }
 
-    struct PendingQueue {
-        var items: [PerformItem] = []
-        var closed = false
-    }
-
     /// How `run` ended (CFRunLoopRunResult).
     public enum RunResult: Sendable, Equatable {
         /// ``stop()`` was called.
@@ -48,33 +41,25 @@ public final class IOLoop: LoopScheduler, @unchecked Sendable {
 
     // MARK: cross-thread state
 
-    let pending = Locked(PendingQueue())
-    /// True while `pending.items` may be non-empty: set under the lock by producers, cleared under
-    /// it by the loop, read without it so that the loop takes the lock only when there is
-    /// something to take.
-    let crossThreadPending = Atomic<Bool>(false)
+    /// Open, shutting down, closing, closed: the one record of where the loop is in its life.
+    let lifecycle = LoopLifecycle()
+    /// What `perform` queued, from this thread and others (its ordering rule is there).
+    let performQueue: PerformQueue<PerformItem>
     let wakeFD: CInt
+    /// A request that the innermost `run` return `.stopped`, consumed by that run. Not part of the
+    /// lifecycle: a loop may be stopped any number of times and run again.
     let stopRequested = Atomic<Bool>(false)
-    let shutdownRequested = Atomic<Bool>(false)
+    /// The loop's thread (``ThreadID/rawValue``), zero before it is known.
     private let ownerThread = Atomic<UInt>(0)
     /// True for a loop on its own thread (``spawn(name:)``). Any thread.
     let isSpawned: Bool
-    private let threadHandle = Locked<pthread_t?>(nil)
-    private let wakeups = Atomic<Int>(0)
+    private let thread = Locked<WorkerThread?>(nil)
 
     /// How many times the wake-up eventfd was written. Tests use it to show coalescing. Any thread.
-    public var wakeupWriteCount: Int { wakeups.load(ordering: .relaxed) }
+    public var wakeupWriteCount: Int { performQueue.ringCount }
 
     // MARK: loop-confined state
 
-    var ready: [PerformItem] = []
-    var readyIndex = 0
-    /// Items performed from the loop thread itself, queued without the lock (the default thread
-    /// layout performs several per request). Causal order with other threads' items holds: a
-    /// local enqueue first moves in whatever other threads queued before it (see `enqueue`).
-    var localItems: [PerformItem] = []
-    /// Set with `pending.closed`, read without the lock by loop-thread producers.
-    var localClosed = false
     final class ModeState {
         /// The epoll descriptor's number (owned by `epoll`), readable without consuming it.
         let epfd: CInt
@@ -92,7 +77,7 @@ public final class IOLoop: LoopScheduler, @unchecked Sendable {
     var sourcesByFD: [FDSource?] = []
     /// The registered sources, for the rare walks over all of them.
     var sources: some Sequence<FDSource> { sourcesByFD.lazy.compactMap { $0 } }
-    var nextRegistrationID: UInt32 = 2  // 0 = wake-up eventfd, 1 = timerfd
+    var nextRegistrationID = SourceRegistration.first
     private var ownedWake: OwnedFD?
     var timerFD: OwnedFD?
     let timerRaw: CInt
@@ -106,7 +91,6 @@ public final class IOLoop: LoopScheduler, @unchecked Sendable {
     public internal(set) var waitCount: UInt64 = 0
     var observers: [LoopObserver] = []
     var allTimers: [ObjectIdentifier: LoopTimer] = [:]
-    var isClosed = false
     /// The mode of the innermost `run`, nil when not running.
     public internal(set) var currentMode: RunMode?
 
@@ -114,7 +98,9 @@ public final class IOLoop: LoopScheduler, @unchecked Sendable {
         self.name = name
         self.isSpawned = spawned
         let wake = try EventFD.create()
-        self.wakeFD = wake.rawValue
+        let wakeFD = wake.rawValue
+        self.wakeFD = wakeFD
+        self.performQueue = PerformQueue(lifecycle: lifecycle) { try? EventFD.signal(wakeFD) }
         self.ownedWake = consume wake
         let timer = try TimerFD.create()
         self.timerRaw = timer.rawValue
@@ -127,20 +113,8 @@ public final class IOLoop: LoopScheduler, @unchecked Sendable {
         let loop = try IOLoop(name: name, spawned: true)
         // The default mode's epoll set is made here, so that registration errors surface now.
         try loop.withOwnerForSetup { () throws(SyscallError) in _ = try loop.modeState(.default) }
-        let box = Unmanaged.passRetained(ThreadStart { loop.threadMain() })
-        var tid = pthread_t()
-        let rc = pthread_create(
-            &tid,
-            nil,
-            { raw in
-                let start = Unmanaged<ThreadStart>.fromOpaque(raw!).takeRetainedValue()
-                start.body()
-                return nil
-            },
-            box.toOpaque()
-        )
-        precondition(rc == 0, "pthread_create failed: \(rc)")
-        loop.threadHandle.withLock { $0 = tid }
+        let thread = WorkerThread(name: name) { loop.threadMain() }
+        loop.thread.withLock { $0 = thread }
         return loop
     }
 
@@ -148,28 +122,22 @@ public final class IOLoop: LoopScheduler, @unchecked Sendable {
     /// that thread's loop).
     public static func forCurrentThread(name: String = "test-loop") throws(SyscallError) -> IOLoop {
         let loop = try IOLoop(name: name, spawned: false)
-        loop.ownerThread.store(UInt(pthread_self()), ordering: .releasing)
+        loop.ownerThread.store(ThreadID.current.rawValue, ordering: .releasing)
         _ = try loop.modeState(.default)
         return loop
-    }
-
-    private final class ThreadStart {
-        let body: () -> Void
-        init(body: @escaping () -> Void) { self.body = body }
     }
 
     /// Spawn-time setup runs on the creating thread before the loop thread exists; it claims
     /// ownership briefly so the loop-only preconditions hold.
     private func withOwnerForSetup<R>(_ body: () throws(SyscallError) -> R) throws(SyscallError) -> R {
-        ownerThread.store(UInt(pthread_self()), ordering: .releasing)
+        ownerThread.store(ThreadID.current.rawValue, ordering: .releasing)
         defer { ownerThread.store(0, ordering: .releasing) }
         return try body()
     }
 
     private func threadMain() {
-        ownerThread.store(UInt(pthread_self()), ordering: .releasing)
-        _ = name.withCString { cas_set_thread_name($0) }
-        while !shutdownRequested.load(ordering: .acquiring) {
+        ownerThread.store(ThreadID.current.rawValue, ordering: .releasing)
+        while lifecycle.state == .open {
             _ = run(mode: .default)
         }
         finishAndClose()
@@ -178,7 +146,7 @@ public final class IOLoop: LoopScheduler, @unchecked Sendable {
     deinit {
         // A loop that was never shut down still owns descriptors; release them. (The thread of a
         // spawned loop holds a reference, so a spawned loop only gets here after shutdown.)
-        if !isClosed {
+        if lifecycle.state != .closed {
             for s in sources { s.owned.take()?.close() }
             for (_, m) in modeStates { m.epoll.take()?.close() }
             ownedWake.take()?.close()
@@ -190,8 +158,7 @@ public final class IOLoop: LoopScheduler, @unchecked Sendable {
 
     /// True on the loop's thread. Any thread.
     public var inLoop: Bool {
-        let owner = ownerThread.load(ordering: .acquiring)
-        return owner != 0 && pthread_equal(pthread_t(owner), pthread_self()) != 0
+        ThreadID(rawValue: ownerThread.load(ordering: .acquiring)).isCurrent
     }
 
     /// The loop's clock. Loop thread only (any thread gets the same value, but timers are loop-only).
@@ -210,70 +177,21 @@ public final class IOLoop: LoopScheduler, @unchecked Sendable {
 
     @discardableResult
     func enqueue(_ item: PerformItem) -> Bool {
-        if inLoop {
-            if localClosed { return false }
-            // Items other threads queued before this one must run before it: move them in first.
-            if crossThreadPending.load(ordering: .acquiring) { takeCrossThreadItems(into: &localItems) }
-            localItems.append(item)
-            return true
-        }
-        return pending.withLock { q in
-            if q.closed { return false }
-            let wasEmpty = q.items.isEmpty
-            q.items.append(item)
-            crossThreadPending.store(true, ordering: .releasing)
-            // The write is under the lock so that it can never race with the loop closing the
-            // eventfd at shutdown. It happens once per empty→non-empty transition, so the cost is
-            // paid by the first producer of a burst only.
-            if wasEmpty {
-                wakeups.add(1, ordering: .relaxed)
-                try? EventFD.signal(wakeFD)
-            }
-            return true
-        }
-    }
-
-    /// Appends what other threads have queued to `items`. Loop thread only.
-    private func takeCrossThreadItems(into items: inout [PerformItem]) {
-        pending.withLock { q in
-            if items.isEmpty {
-                swap(&q.items, &items)  // O(1), and both keep capacity
-            } else {
-                items.append(contentsOf: q.items)
-                q.items.removeAll(keepingCapacity: true)
-            }
-            crossThreadPending.store(false, ordering: .releasing)
-        }
+        performQueue.enqueue(item, onLoop: inLoop)
     }
 
     /// Whether perform blocks are waiting to run. Loop thread only.
-    var hasPendingWork: Bool {
-        readyIndex < ready.count || !localItems.isEmpty || crossThreadPending.load(ordering: .acquiring)
-    }
+    var hasPendingWork: Bool { performQueue.hasItems }
 
-    /// Runs up to `limit` queued items. Returns how many ran.
+    /// Runs up to `limit` queued items. Returns how many ran. Loop thread only.
     @discardableResult
     func runPerformBatch(limit: Int) -> Int {
-        var ran = 0
-        while ran < limit {
-            if readyIndex == ready.count {
-                // Refill in causal order: the loop's own items (which already hold whatever other
-                // threads queued before them), then other threads' later ones.
-                ready.emptyKeepingCapacity()
-                readyIndex = 0
-                swap(&localItems, &ready)
-                if crossThreadPending.load(ordering: .acquiring) { takeCrossThreadItems(into: &ready) }
-                if ready.isEmpty { break }
-            }
-            let item = ready[readyIndex]
-            readyIndex += 1
+        performQueue.drain(limit: limit) { item in
             switch item {
             case .block(let b): b()
             case .job(let j): j.runSynchronously(on: asUnownedSerialExecutor())
             }
-            ran += 1
         }
-        return ran
     }
 
     // MARK: - Stop and shutdown
@@ -281,10 +199,7 @@ public final class IOLoop: LoopScheduler, @unchecked Sendable {
     /// Makes the innermost `run` return `.stopped` at its next iteration. Any thread.
     public func stop() {
         stopRequested.store(true, ordering: .releasing)
-        if !inLoop {
-            wakeups.add(1, ordering: .relaxed)
-            try? EventFD.signal(wakeFD)
-        }
+        if !inLoop { performQueue.ring() }
     }
 
     /// Stops the loop for good: the current run returns, the blocks already performed run, later
@@ -298,20 +213,15 @@ public final class IOLoop: LoopScheduler, @unchecked Sendable {
     public func shutdown() -> Int {
         if isSpawned {
             precondition(!inLoop, "shutdown() of a spawned loop cannot be called on its own thread")
-            shutdownRequested.store(true, ordering: .releasing)
+            // A second call finds the state moved already; it still waits for the thread.
+            lifecycle.move(from: .open, to: .shuttingDown)
             stop()
-            if let tid = threadHandle.withLock({ h -> pthread_t? in
-                defer { h = nil }
-                return h
-            }) {
-                pthread_join(tid, nil)
-            }
+            thread.withLock { $0.take() }?.join()
             return finalDrainCount.load(ordering: .acquiring)
         } else {
             preconditionInLoop()
             precondition(currentMode == nil, "shutdown() while the loop is running")
-            guard !isClosed else { return 0 }
-            shutdownRequested.store(true, ordering: .releasing)
+            guard lifecycle.move(from: .open, to: .shuttingDown) else { return 0 }
             finishAndClose()
             return finalDrainCount.load(ordering: .acquiring)
         }
@@ -329,8 +239,7 @@ public final class IOLoop: LoopScheduler, @unchecked Sendable {
             ran += n
             if n == 0 { break }
         }
-        pending.withLock { $0.closed = true }
-        localClosed = true
+        performQueue.close()
         ran += runPerformBatch(limit: Int.max)
         finalDrainCount.store(ran, ordering: .releasing)
         for s in sources { s.cancelAndTakeDescriptor()?.close() }
@@ -344,14 +253,13 @@ public final class IOLoop: LoopScheduler, @unchecked Sendable {
         }
         modeStates.removeAll()
         timerFD.take()?.close()
-        // The eventfd is closed under the queue lock: a producer that saw `closed == false` has
-        // finished its write by the time we get the lock.
-        pending.withLock { _ in ownedWake.take()?.close() }
-        isClosed = true
+        // A producer that saw the queue open has finished its write by the time no producer is in.
+        performQueue.withProducersExcluded { ownedWake.take()?.close() }
+        lifecycle.move(from: .closing, to: .closed)
     }
 
-    /// True once shut down. Any thread.
-    public var isShutDown: Bool { shutdownRequested.load(ordering: .acquiring) && pending.withLock { $0.closed } }
+    /// True once shut down (perform refuses blocks). Any thread.
+    public var isShutDown: Bool { lifecycle.state.refusesPerform }
 
     // MARK: - Modes
 
@@ -376,7 +284,7 @@ public final class IOLoop: LoopScheduler, @unchecked Sendable {
         return index >= 0 && index < sourcesByFD.count ? sourcesByFD[index] : nil
     }
     func takeRegistrationID() -> UInt32 {
-        defer { nextRegistrationID = nextRegistrationID == UInt32.max ? 2 : nextRegistrationID + 1 }
+        defer { nextRegistrationID = SourceRegistration.id(after: nextRegistrationID) }
         return nextRegistrationID
     }
     func storeSource(_ s: FDSource) {
@@ -408,8 +316,8 @@ public final class IOLoop: LoopScheduler, @unchecked Sendable {
         precondition(mode != .common, "`.common` is not a concrete mode")
         if let s = modeStates[mode] { return s }
         let ep = try Epoll.create()
-        try Epoll.control(ep.rawValue, .add, fd: wakeFD, events: .readable, data: 0)
-        try Epoll.control(ep.rawValue, .add, fd: timerRaw, events: .readable, data: UInt64(1) << 32)
+        try Epoll.control(ep.rawValue, .add, fd: wakeFD, events: .readable, data: EpollTag.wakeup.epollData)
+        try Epoll.control(ep.rawValue, .add, fd: timerRaw, events: .readable, data: EpollTag.timer.epollData)
         let state = ModeState(epoll: ep)
         modeStates[mode] = state
         for s in sources where concreteModes(s.modes).contains(mode) && !s.registeredIn.contains(mode) {

@@ -44,6 +44,14 @@ extension LoopScheduler {
         precondition(inLoop, "not on the loop thread", file: file, line: line)
     }
 
+    /// Traps unless called on the loop thread, in debug builds only (NIO's `assertInEventLoop`):
+    /// the check for entry points documented "loop only" whose callers are all on the loop, so
+    /// that release builds pay nothing for it. Any thread.
+    @inlinable
+    public func assertInLoop(file: StaticString = #fileID, line: UInt = #line) {
+        assert(inLoop, "not on the loop thread", file: file, line: line)
+    }
+
     /// Runs `block` now if on the loop, else performs it. Any thread.
     ///
     /// The closure is escaping, so its context is allocated even when it runs at once (inlining

@@ -69,6 +69,9 @@ public struct TimerHeap {
     /// Number of entries including stale ones (for tests of the purge).
     public var storedCount: Int { heap.count }
 
+    /// Number of live entries: the timers that will still fire. O(count).
+    public var liveCount: Int { heap.unordered.reduce(0) { $1.isLive ? $0 + 1 : $0 } }
+
     mutating func insert(_ timer: LoopTimer) {
         heap.insert(
             Entry(
@@ -137,6 +140,9 @@ public final class TimerQueue: TimerOwner {
 
     /// Entries held, including stale ones not yet purged (for tests). Loop thread only.
     public var storedCount: Int { heap.storedCount }
+
+    /// The timers that will still fire. Loop thread only.
+    public var liveCount: Int { heap.liveCount }
 
     /// The earliest live deadline (nanoseconds). Loop thread only.
     public func earliest() -> UInt64? { heap.earliest() }

@@ -25,8 +25,8 @@ public final class BlockLoopOperation: LoopOperation, @unchecked Sendable {  // 
         }
     }
 
-    @exclusivity(unchecked) private var block: ((Done) -> Void)?
-    @exclusivity(unchecked) private var doneCalled = false
+    private var block: ((Done) -> Void)?
+    private var doneCalled = false
 
     /// Makes an operation that runs `block` on `loop`'s thread. Any thread.
     public init(loop: any LoopScheduler, name: String? = nil, _ block: @escaping (_ done: Done) -> Void) {

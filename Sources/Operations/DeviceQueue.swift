@@ -65,26 +65,21 @@ public final class DeviceQueue: @unchecked Sendable {  // @unchecked: loop-confi
     public let defaultTimeout: Duration?
 
     /// Told about adds and finishes. Loop thread only.
-    @exclusivity(unchecked) public weak var delegate: (any DeviceQueueDelegate)?
+    public weak var delegate: (any DeviceQueueDelegate)?
     /// See ``ResyncHook``. Loop thread only.
-    @exclusivity(unchecked) public var resync: ResyncHook?
+    public var resync: ResyncHook?
 
-    // `@exclusivity(unchecked)` below: these fields are only ever touched by one thread at a time
-    // (the loop, or the adding thread before the hand-off) and never with overlapping accesses, so
-    // the runtime's dynamic exclusivity check only costs time (about a tenth of a queue round trip
-    // in ops-bench).
-
-    @exclusivity(unchecked) var waiting = Deque<LoopOperation>()
+    var waiting = Deque<LoopOperation>()
     /// The launched operation: waiting for exclusivity or conditions, or executing. Loop thread only.
-    @exclusivity(unchecked) public internal(set) var currentOperation: LoopOperation?
+    public internal(set) var currentOperation: LoopOperation?
     /// True between ``suspend()`` and ``resume()``. Loop thread only.
-    @exclusivity(unchecked) public internal(set) var isSuspended = false
+    public internal(set) var isSuspended = false
     /// True while the resync hook has not called `done`. Loop thread only.
-    @exclusivity(unchecked) public internal(set) var isResyncing = false
-    @exclusivity(unchecked) var resyncToken: UInt64 = 0
-    @exclusivity(unchecked) var pumping = false
-    @exclusivity(unchecked) var pumpAgain = false
-    @exclusivity(unchecked) var pumpScheduled = false
+    public internal(set) var isResyncing = false
+    var resyncToken: UInt64 = 0
+    var pumping = false
+    var pumpAgain = false
+    var pumpScheduled = false
     /// What other threads write, in an object of its own so that their writes do not keep
     /// stealing the cache line of the loop-side fields above.
     let crossThread = CrossThreadState()

@@ -120,30 +120,30 @@ open class LoopOperation: @unchecked Sendable, CustomStringConvertible {  // @un
 
     // MARK: cross-thread state
 
-    // `@exclusivity(unchecked)` below: these fields are only ever touched by one thread at a time
-    // (the loop, or the adding thread before the hand-off) and never with overlapping accesses, so
-    // the runtime's dynamic exclusivity check only costs time (about a tenth of a queue round trip
-    // in ops-bench).
+    // The fields below are touched by one thread at a time (the loop, or the adding thread before
+    // the hand-off through `word` or the queue's inbox). They keep the runtime's exclusivity
+    // checks in debug builds, where the tests run; release builds drop those checks for every
+    // module (Package.swift), so a per-field opt-out would change nothing there.
 
     let word = Atomic<UInt8>(0)
-    /// The error the winning `cancel(error:)` asked for (see the note above).
-    @exclusivity(unchecked) var storedCancelError: (any Error)?
-    /// The error the operation finished with (see the note above).
-    @exclusivity(unchecked) var finalError: (any Error)?
+    /// The error the winning `cancel(error:)` asked for, published by the state word.
+    var storedCancelError: (any Error)?
+    /// The error the operation finished with, published by the state word.
+    var finalError: (any Error)?
 
     // MARK: configuration (written while initialized)
 
-    @exclusivity(unchecked) private(set) var _conditions: [any OperationCondition] = []
-    @exclusivity(unchecked) private(set) var _observers: [any OperationObserver] = []
-    @exclusivity(unchecked) var _timeout: Duration?
-    @exclusivity(unchecked) var _exclusivityController: ExclusivityController?
+    private(set) var _conditions: [any OperationCondition] = []
+    private(set) var _observers: [any OperationObserver] = []
+    var _timeout: Duration?
+    var _exclusivityController: ExclusivityController?
     /// The queue whose inbox the operation sits in, unretained: while the operation is in the
     /// inbox, the queue is kept alive by the block queued to take the inbox in. With the link
     /// and flag below, written by the adding thread before the push, read by the loop after
     /// taking the inbox.
-    @exclusivity(unchecked) var inboxQueue: Unmanaged<DeviceQueue>?
-    @exclusivity(unchecked) var inboxNext: UnsafeMutableRawPointer?
-    @exclusivity(unchecked) var inboxRunNext = false
+    var inboxQueue: Unmanaged<DeviceQueue>?
+    var inboxNext: UnsafeMutableRawPointer?
+    var inboxRunNext = false
 
     // MARK: loop-confined state
 
@@ -160,28 +160,28 @@ open class LoopOperation: @unchecked Sendable, CustomStringConvertible {  // @un
         case executing
         case finished
     }
-    @exclusivity(unchecked) var phase = Phase.unsubmitted
+    var phase = Phase.unsubmitted
     /// The queue the operation is in, from the moment it reaches the loop until it finishes (a
     /// deliberate cycle, broken at finish).
-    @exclusivity(unchecked) var queue: DeviceQueue?
+    var queue: DeviceQueue?
     /// The controller this operation asked for its categories.
-    @exclusivity(unchecked) var exclusivity: ExclusivityController?
+    var exclusivity: ExclusivityController?
     /// Categories this operation holds in `exclusivity`.
-    @exclusivity(unchecked) var heldCategories: [String] = []
+    var heldCategories: [String] = []
     /// Bumped whenever a condition evaluation round ends, so late completions are ignored.
-    @exclusivity(unchecked) var evaluationGeneration: UInt32 = 0
-    @exclusivity(unchecked) var conditionResults: [ConditionResult?] = []
-    @exclusivity(unchecked) var pendingConditionCount = 0
+    var evaluationGeneration: UInt32 = 0
+    var conditionResults: [ConditionResult?] = []
+    var pendingConditionCount = 0
     /// True once a queue has asked this operation's conditions for their dependencies.
-    @exclusivity(unchecked) var dependenciesProduced = false
-    @exclusivity(unchecked) var timeoutTimer: LoopTimer?
+    var dependenciesProduced = false
+    var timeoutTimer: LoopTimer?
     /// `await result` callers, registered on the loop, resumed at finish.
-    @exclusivity(unchecked) var resultWaiters: [CheckedContinuation<Result<Void, any Error>, Never>] = []
-    @exclusivity(unchecked) var _didExecute = false
-    @exclusivity(unchecked) var _endedByCancellation = false
+    var resultWaiters: [CheckedContinuation<Result<Void, any Error>, Never>] = []
+    var _didExecute = false
+    var _endedByCancellation = false
 
     /// Test instrumentation; nil in production. Set before starting.
-    @exclusivity(unchecked) public var _testsOnlyHooks: _OperationTestHooks?
+    public var _testsOnlyHooks: _OperationTestHooks?
 
     /// Makes an operation bound to `loop`. Any thread.
     public init(loop: any LoopScheduler, name: String? = nil) {

@@ -1,10 +1,10 @@
 import CAccessoryShims
 import Glibc
 
-/// A plain thread for work that may block (writing a file), started at once; ``join()`` waits for
-/// its body to return. Foundation-free.
+/// A plain thread, started at once; ``join()`` waits for its body to return. For work that may
+/// block (writing a file) and for a loop's own thread. Foundation-free.
 ///
-/// Any thread; ``join()`` once, from a thread other than its own.
+/// Any thread; ``join()`` or ``detach()`` once, from a thread other than its own.
 public final class WorkerThread: @unchecked Sendable {  // @unchecked: `thread` is written in init only.
     private var thread = pthread_t()
 
@@ -42,5 +42,13 @@ public final class WorkerThread: @unchecked Sendable {  // @unchecked: `thread` 
     public func join() {
         let rc = pthread_join(thread, nil)
         precondition(rc == 0, "pthread_join: \(rc)")
+    }
+
+    /// Lets the thread's resources go when its body returns, for a thread nobody will join (one
+    /// that watches a child process for as long as it runs). The corresponding C function is
+    /// `pthread_detach`.
+    public func detach() {
+        let rc = pthread_detach(thread)
+        precondition(rc == 0, "pthread_detach: \(rc)")
     }
 }

@@ -79,10 +79,7 @@ enum RecordHeader {
                 end: end
             )
         }
-        var request: RequestID?
-        if idLength > 0, let value = try? JSONParser.parse(buffer[idStart..<bytesStart]) {
-            request = RequestID.from(value)
-        }
+        let request = idLength > 0 ? RequestID(jsonText: buffer[idStart..<bytesStart]) : nil
         return Record(
             timestampMicroseconds: timestamp,
             direction: kind == 0 ? .rx : .tx,

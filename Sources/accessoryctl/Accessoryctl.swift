@@ -14,8 +14,10 @@ struct Accessoryctl: AsyncParsableCommand {
         discussion: """
             --socket PATH (default: $ACCESSORYD_SOCKET, else \(DaemonPaths.systemSocket) when it \
             exists, else the socket of a daemon run by this user: $XDG_RUNTIME_DIR/accessoryd/accessoryd.sock \
-            or /tmp/accessoryd-UID/accessoryd.sock) and --json (print the daemon's results as \
-            they are) go before or after any subcommand. Shell completions, accessory names \
+            or /tmp/accessoryd-UID/accessoryd.sock), --host ssh://[user@]host[:port] (default: \
+            $ACCESSORYD_HOST; the daemon on another host, through ssh and `accessoryctl dial-stdio` \
+            there; see docs/remote.md) and --json (print the daemon's results as they are) go \
+            before or after any subcommand. Shell completions, accessory names \
             included: accessoryctl --generate-completion-script bash|zsh|fish.
 
             \(ExitStatus.help)
@@ -23,7 +25,8 @@ struct Accessoryctl: AsyncParsableCommand {
         version: AccessoryVersion.line("accessoryctl"),
         subcommands: [
             List.self, Status.self, Transact.self, Write.self, Read.self, Monitor.self, Trace.self, Lock.self,
-            Attach.self, Line.self, Reset.self, Break.self, Clients.self, Kick.self, Views.self,
+            Attach.self, Line.self, Reset.self, Break.self, Clients.self, Kick.self, Views.self, Metrics.self,
+            DialStdio.self,
         ]
     )
 

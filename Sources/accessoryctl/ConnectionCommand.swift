@@ -45,9 +45,10 @@ enum Runner {
         _ global: GlobalOptions,
         _ body: (AccessoryConnection) async throws(ClientError) -> Void
     ) async throws(ExitCode) {
+        let endpoint = try global.endpoint()
         let connection: AccessoryConnection
         do throws(ClientError) {
-            connection = try await AccessoryConnection.connect(socketPath: global.socketPath)
+            connection = try await AccessoryConnection.connect(to: endpoint)
         } catch {
             throw ExitStatus.fail(error)
         }

@@ -38,6 +38,9 @@ enum ExitStatus {
             default: return requestFailed
             }
         case .connectionFailed, .disconnected, .protocolError: return requestFailed
+        case .remoteEnded(_, _, ClientError.remoteDaemonNotRunning?): return daemonNotRunning
+        case .remoteEnded(_, _, ClientError.remotePermissionDenied?): return permissionDenied
+        case .remoteEnded: return requestFailed  // as for a daemon that went away
         }
     }
 
@@ -47,6 +50,8 @@ enum ExitStatus {
         switch error {
         case .daemonNotRunning, .permissionDenied, .connectionFailed:
             return prefix + error.description
+        case .remoteEnded:
+            return prefix + "\(error.description) (\(error.codeName))"
         case .disconnected:
             return prefix + "accessoryd closed the connection (disconnected)"
         case .rpc, .protocolError:

@@ -129,6 +129,7 @@ final class RawPump {
                 terminal?.attached(loop: loop) { [unowned self] in end(.finished) }
                 if !rest.isEmpty { printOutput(terminal?.fromDevice(rest) ?? rest) }
                 readMoreInput()
+                if inputEnded { restartLinger() }
             default:
                 end(
                     .failed(
@@ -213,7 +214,9 @@ final class RawPump {
     }
 
     private func restartLinger() {
-        guard toDaemon.isEmpty else { return }
+        // Input that ended before the attach was answered (a pipe whose writer finished while a
+        // remote connection was still being set up) lingers from the answer on, not before.
+        guard toDaemon.isEmpty, attached else { return }
         lingerTimer?.cancel()
         lingerTimer = loop.scheduleTimer(after: linger) { [unowned self] in end(.finished) }
     }

@@ -2,11 +2,12 @@ import AccessoryConfig
 import AccessoryCore
 import AccessorySimulator
 import AccessoryTestSupport
-import ControlProtocol
 import Glibc
 import IOLoop
 import SystemCalls
 import Transports
+
+@_spi(Fuzzing) @testable import ControlProtocol
 
 /// Records what the registry answers and notifies, for one pretend client. Any thread.
 final class RecordingOrigin: RequestOrigin, @unchecked Sendable {  // @unchecked: state is in a Locked.

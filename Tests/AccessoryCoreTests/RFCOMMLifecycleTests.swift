@@ -1,11 +1,12 @@
 import AccessoryConfig
 import AccessoryCore
 import AccessoryTestSupport
-import ControlProtocol
 import IOLoop
 import SystemCalls
 import Testing
 import Transports
+
+@_spi(Fuzzing) @testable import ControlProtocol
 
 /// An `rfcomm` accessory through the registry, with a stand-in driver (socketpairs: this machine
 /// has no Bluetooth stack): connected → ready → transact → the link drops → `device.state`

@@ -1,11 +1,11 @@
 import AccessoryConfig
 import AccessorySimulator
 import AccessoryTestSupport
-import ControlProtocol
 import SystemCalls
 import Testing
 
 @testable import AccessoryCore
+@_spi(Fuzzing) @testable import ControlProtocol
 
 /// Traffic: the trace file and `device.traffic`, against an in-process echo accessory (what it
 /// receives, it sends back: so the bytes the device saw and sent are the test's own frames).

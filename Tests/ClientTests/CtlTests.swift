@@ -1,6 +1,7 @@
-import ControlProtocol
 import SystemCalls
 import Testing
+
+@_spi(Fuzzing) @testable import ControlProtocol
 
 /// `accessoryctl` end to end against the fake daemon: output, --json, input encodings.
 ///

@@ -1,7 +1,8 @@
 import AccessoryClient
-import ControlProtocol
 import SystemCalls
 import Testing
+
+@_spi(Fuzzing) @testable import ControlProtocol
 
 /// Requests and responses matched by id, notifications beside them.
 ///

@@ -1,5 +1,6 @@
-import ControlProtocol
 import Testing
+
+@_spi(Fuzzing) @testable import ControlProtocol
 
 @Suite("Base64")
 struct Base64Tests {

@@ -1,5 +1,6 @@
-import ControlProtocol
 import Testing
+
+@_spi(Fuzzing) @testable import ControlProtocol
 
 /// The parser and the escaper skip plain ASCII eight bytes at a time; these put every kind of
 /// byte that needs attention at every offset around the word edges, and compare with what a
@@ -79,5 +80,50 @@ struct JSONStringScanTests {
             #expect(encoded == referenceLiteral(text))
             #expect(try JSONParser.parse(Array(encoded.utf8)) == .string(text))
         }
+    }
+
+    /// The word scan runs only on little-endian machines; elsewhere the byte-at-a-time scan is
+    /// the one used. Both are compiled everywhere, and must answer the same for every input and
+    /// every start offset (the word scan's edge cases: a flagged byte at each position of a
+    /// word, one flagged byte after many plain words, a borrow from a flagged byte below).
+    @Test("the portable byte-at-a-time scan answers as the word scan, at every start, on random and edge inputs")
+    func bytewiseFallbackMatchesWordScan() {
+        var state: UInt64 = 0x2545_F491_4F6C_DD1D
+        func next(_ bound: Int) -> Int {
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            return Int((state >> 33) % UInt64(bound))
+        }
+        // Bytes next to each class boundary, and plain ones.
+        let interesting: [UInt8] = [0x00, 0x1F, 0x20, 0x21, 0x22, 0x23, 0x5B, 0x5C, 0x5D, 0x7E, 0x7F, 0x80, 0xC3, 0xFF]
+        var inputs: [[UInt8]] = []
+        for byte in interesting {
+            for at in 0..<24 {
+                var bytes = [UInt8](repeating: UInt8(ascii: "a"), count: 24)
+                bytes[at] = byte
+                inputs.append(bytes)
+            }
+        }
+        for _ in 0..<3_000 {
+            let plainRun = next(4) == 0
+            inputs.append(
+                (0..<next(40)).map { _ in
+                    plainRun && next(8) != 0 ? UInt8(0x23 + next(0x38)) : UInt8(truncatingIfNeeded: next(256))
+                }
+            )
+        }
+        var compared = 0
+        for bytes in inputs {
+            bytes.withUnsafeBufferPointer { buffer in
+                for start in 0...buffer.count {
+                    let word = JSONStringScan.firstNonPlain(in: buffer, from: start)
+                    let bytewise = JSONStringScan.firstNonPlainBytewise(in: buffer, from: start)
+                    if word != bytewise {
+                        Issue.record("\(bytes) from \(start): word scan \(word), byte scan \(bytewise)")
+                    }
+                    compared += 1
+                }
+            }
+        }
+        #expect(compared > 50_000)
     }
 }

@@ -1,5 +1,6 @@
-import ControlProtocol
 import Testing
+
+@_spi(Fuzzing) @testable import ControlProtocol
 
 /// Decodes `line` and returns the rejection, or records an issue if it was accepted.
 func rejection(_ line: String) -> RequestRejection? {
@@ -86,13 +87,13 @@ struct RequestDecodingTests {
     @Test(
         "invalid requests: -32600 with id null when the id is unusable",
         arguments: [
-            (#"[{"jsonrpc":"2.0","id":1,"method":"devices.list"}]"#, "batch requests (JSON arrays) are not supported"),
-            ("[]", "batch requests"),
+            (#"[{"jsonrpc":"2.0","id":1,"method":"devices.list"}]"#, "a JSON array (a batch)"),
+            ("[]", "a JSON array (a batch)"),
             ("42", "a request must be a JSON object (got an integer)"),
             (#""hello""#, "a request must be a JSON object (got a string)"),
             ("null", "a request must be a JSON object (got null)"),
             ("true", "(got a boolean)"),
-            (#"{"jsonrpc":"2.0","method":"devices.list"}"#, "notifications are not supported"),
+            (#"{"jsonrpc":"2.0","method":"devices.list"}"#, "a request without one is a notification"),
             (
                 #"{"jsonrpc":"2.0","id":null,"method":"devices.list"}"#,
                 "\"id\" must be an integer or a string, not null"

@@ -1,5 +1,6 @@
-import ControlProtocol
 import Testing
+
+@_spi(Fuzzing) @testable import ControlProtocol
 
 func text(_ bytes: [UInt8]) -> String { String(decoding: bytes, as: UTF8.self) }
 

@@ -1,9 +1,10 @@
 import AccessoryTestSupport
-import ControlProtocol
 import ControlServer
 import Glibc
 import IOLoop
 import Testing
+
+@_spi(Fuzzing) @testable import ControlProtocol
 
 @Suite("Connection lifecycle, ordering, shutdown")
 struct LifecycleTests {

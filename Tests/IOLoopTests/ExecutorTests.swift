@@ -25,42 +25,42 @@ actor LoopPinned {
 struct ExecutorTests {
     @Test("an actor pinned to the loop runs its methods on the loop thread; await hops in and out")
     func actorRunsOnLoop() async throws {
-        let loop = try IOLoop.spawn(name: "exec-test")
-        defer { loop.shutdown() }
-        let actor = LoopPinned(loop: loop)
-        for i in 1...100 {
-            let r = await actor.increment()
-            #expect(r.onLoop)
-            #expect(r.value == i)
-            #expect(!loop.inLoop, "back on the test's executor after the await")
+        try await withCheckedSpawnedLoop(name: "exec-test") { loop in
+            let actor = LoopPinned(loop: loop)
+            for i in 1...100 {
+                let r = await actor.increment()
+                #expect(r.onLoop)
+                #expect(r.value == i)
+                #expect(!loop.inLoop, "back on the test's executor after the await")
+            }
         }
     }
 
     @Test("assumeIsolated works inside a raw fd callback on the loop")
     func assumeIsolatedInCallback() async throws {
-        let loop = try IOLoop.spawn(name: "exec-assume")
-        defer { loop.shutdown() }
-        let actor = LoopPinned(loop: loop)
-        let seen = Shared(0)
-        let writerFD = Shared<CInt>(-1)
-        loop.perform {
-            let p = try! FileIO.pipe()
-            let writer = p.second.release()
-            let readEnd = p.first
-            writerFD.mutate { $0 = writer }
-            var source: FDSource?
-            source = try! loop.addSource(owning: readEnd, interest: .readable) { _ in
-                let v = actor.assumeIsolated { a -> Int in
-                    a.counter += 10
-                    return a.counter
+        try withCheckedSpawnedLoop(name: "exec-assume") { loop in
+            let actor = LoopPinned(loop: loop)
+            let seen = Shared(0)
+            let writerFD = Shared<CInt>(-1)
+            loop.perform {
+                let p = try! FileIO.pipe()
+                let writer = p.second.release()
+                let readEnd = p.first
+                writerFD.mutate { $0 = writer }
+                var source: FDSource?
+                source = try! loop.addSource(owning: readEnd, interest: .readable) { _ in
+                    let v = actor.assumeIsolated { a -> Int in
+                        a.counter += 10
+                        return a.counter
+                    }
+                    seen.mutate { $0 = v }
+                    source?.cancel()
                 }
-                seen.mutate { $0 = v }
-                source?.cancel()
             }
+            #expect(Wait.until { writerFD.value >= 0 })
+            _ = try FileIO.write(writerFD.value, [1])
+            #expect(Wait.until { seen.value == 10 })
+            OwnedFD(adopting: writerFD.value).close()
         }
-        #expect(Wait.until { writerFD.value >= 0 })
-        _ = try FileIO.write(writerFD.value, [1])
-        #expect(Wait.until { seen.value == 10 })
-        OwnedFD(adopting: writerFD.value).close()
     }
 }

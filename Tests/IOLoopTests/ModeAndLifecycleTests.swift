@@ -9,83 +9,83 @@ import Testing
 struct ModeAndLifecycleTests {
     @Test("a source registered only in another mode does not fire in .default; it fires in its own")
     func modes() throws {
-        let loop = try IOLoop.forCurrentThread()
-        defer { loop.shutdown() }
-        let custom = RunMode("custom")
-        let p = try FileIO.pipe()
-        let w = p.second
-        _ = try FileIO.write(w.rawValue, [1])
-        var fired = 0
-        let s = try loop.addSource(owning: p.first, interest: .readable, modes: [custom]) { _ in fired += 1 }
-        var timerInDefault = 0
-        _ = loop.scheduleTimer(after: .milliseconds(1), modes: [custom]) { timerInDefault += 1 }
-        loop.run(mode: .default, until: loop.now + .milliseconds(30))
-        #expect(fired == 0)
-        #expect(timerInDefault == 0)
-        loop.run(mode: custom, until: loop.now + .milliseconds(30))
-        #expect(fired > 0)
-        #expect(timerInDefault == 1)
-        s.cancel()
-        w.close()
+        try withCheckedLoop { loop in
+            let custom = RunMode("custom")
+            let p = try FileIO.pipe()
+            let w = p.second
+            _ = try FileIO.write(w.rawValue, [1])
+            var fired = 0
+            let s = try loop.addSource(owning: p.first, interest: .readable, modes: [custom]) { _ in fired += 1 }
+            var timerInDefault = 0
+            _ = loop.scheduleTimer(after: .milliseconds(1), modes: [custom]) { timerInDefault += 1 }
+            loop.run(mode: .default, until: loop.now + .milliseconds(30))
+            #expect(fired == 0)
+            #expect(timerInDefault == 0)
+            loop.run(mode: custom, until: loop.now + .milliseconds(30))
+            #expect(fired > 0)
+            #expect(timerInDefault == 1)
+            s.cancel()
+            w.close()
+        }
     }
 
     @Test(".common sources fire in every common mode, including one added later")
     func commonModes() throws {
-        let loop = try IOLoop.forCurrentThread()
-        defer { loop.shutdown() }
-        let tracking = RunMode("tracking")
-        let p = try FileIO.pipe()
-        let w = p.second
-        _ = try FileIO.write(w.rawValue, [1])
-        var fired = 0
-        let s = try loop.addSource(owning: p.first, interest: .readable) { _ in fired += 1 }
-        loop.run(mode: tracking, until: loop.now + .milliseconds(20))
-        #expect(fired == 0, "tracking is not a common mode yet")
-        try loop.addCommonMode(tracking)
-        loop.run(mode: tracking, until: loop.now + .milliseconds(20))
-        #expect(fired > 0)
-        s.cancel()
-        w.close()
+        try withCheckedLoop { loop in
+            let tracking = RunMode("tracking")
+            let p = try FileIO.pipe()
+            let w = p.second
+            _ = try FileIO.write(w.rawValue, [1])
+            var fired = 0
+            let s = try loop.addSource(owning: p.first, interest: .readable) { _ in fired += 1 }
+            loop.run(mode: tracking, until: loop.now + .milliseconds(20))
+            #expect(fired == 0, "tracking is not a common mode yet")
+            try loop.addCommonMode(tracking)
+            loop.run(mode: tracking, until: loop.now + .milliseconds(20))
+            #expect(fired > 0)
+            s.cancel()
+            w.close()
+        }
     }
 
     @Test("observers see before-waiting and after-waiting, alternating")
     func observers() throws {
-        let loop = try IOLoop.forCurrentThread()
-        defer { loop.shutdown() }
-        var seen: [LoopActivity] = []
-        let o = loop.addObserver(activities: [.beforeWaiting, .afterWaiting]) { seen.append($0) }
-        loop.scheduleTimer(after: .milliseconds(5)) {}
-        loop.run(until: loop.now + .milliseconds(20))
-        #expect(seen.count >= 2)
-        #expect(seen.first == .beforeWaiting)
-        for (a, b) in zip(seen, seen.dropFirst()) { #expect(a != b) }
-        o.cancel()
-        let n = seen.count
-        loop.run(until: loop.now + .milliseconds(5))
-        #expect(seen.count == n, "a cancelled observer is not called")
+        try withCheckedLoop { loop in
+            var seen: [LoopActivity] = []
+            let o = loop.addObserver(activities: [.beforeWaiting, .afterWaiting]) { seen.append($0) }
+            loop.scheduleTimer(after: .milliseconds(5)) {}
+            loop.run(until: loop.now + .milliseconds(20))
+            #expect(seen.count >= 2)
+            #expect(seen.first == .beforeWaiting)
+            for (a, b) in zip(seen, seen.dropFirst()) { #expect(a != b) }
+            o.cancel()
+            let n = seen.count
+            loop.run(until: loop.now + .milliseconds(5))
+            #expect(seen.count == n, "a cancelled observer is not called")
+        }
     }
 
     @Test("run(while:) returns once a block makes the condition false")
     func runWhile() throws {
-        let loop = try IOLoop.forCurrentThread()
-        defer { loop.shutdown() }
-        var done = false
-        loop.scheduleTimer(after: .milliseconds(10)) { done = true }
-        let result = loop.run(while: { !done })
-        #expect(result == .conditionMet)
+        try withCheckedLoop { loop in
+            var done = false
+            loop.scheduleTimer(after: .milliseconds(10)) { done = true }
+            let result = loop.run(while: { !done })
+            #expect(result == .conditionMet)
+        }
     }
 
     @Test("stop() from another thread ends run()")
     func stopFromAnotherThread() throws {
-        let loop = try IOLoop.forCurrentThread()
-        defer { loop.shutdown() }
-        let t = TestThread {
-            usleep(30_000)
-            loop.stop()
+        try withCheckedLoop { loop in
+            let t = TestThread {
+                usleep(30_000)
+                loop.stop()
+            }
+            let result = loop.run(until: loop.now + .seconds(20))
+            t.join()
+            #expect(result == .stopped)
         }
-        let result = loop.run(until: loop.now + .seconds(20))
-        t.join()
-        #expect(result == .stopped)
     }
 
     @Test("shutdown runs what was performed, refuses later blocks, joins the thread and closes owned fds")

@@ -23,9 +23,9 @@ import Testing
         #expect(parse.code == -32700)
         #expect(parse.id == nil)
         // -32600: JSON, but not a request.
-        #expect(try rejection(#"[{"jsonrpc":"2.0","id":2,"method":"devices.list"}]"#).code == -32600)
+        #expect(try rejection("[]").code == -32600)  // an empty batch
         #expect(try rejection(#""devices.list""#).code == -32600)
-        #expect(try rejection(#"{"jsonrpc":"2.0","method":"devices.list"}"#).code == -32600)
+        #expect(try rejection(#"{"jsonrpc":"2.0","method":1}"#).code == -32600)  // no id, not a request either
         let badVersion = try rejection(#"{"jsonrpc":"1.0","id":3,"method":"devices.list"}"#)
         #expect(badVersion.code == -32600)
         #expect(badVersion.id == .int(3))

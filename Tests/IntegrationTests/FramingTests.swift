@@ -1,5 +1,6 @@
-import ControlProtocol
 import Testing
+
+@_spi(Fuzzing) @testable import ControlProtocol
 
 /// SLIP, COBS, length-prefixed and idle-gap framing through the built daemon, against
 /// `accessory-sim` personalities that echo frames. Per framing, two simulators: `split` writes

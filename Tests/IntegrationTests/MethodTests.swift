@@ -1,8 +1,9 @@
 import AccessoryVersion
-import ControlProtocol
 import Glibc
 import SystemCalls
 import Testing
+
+@_spi(Fuzzing) @testable import ControlProtocol
 
 /// Every method of the control protocol against the built daemon and simulated accessories.
 ///

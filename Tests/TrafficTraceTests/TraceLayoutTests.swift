@@ -1,6 +1,6 @@
-import ControlProtocol
 import Testing
 
+@_spi(Fuzzing) @testable import ControlProtocol
 @testable import TrafficTrace
 
 @Suite("trace layouts: text, hexdump, jsonl")

@@ -78,12 +78,7 @@ struct RPCWire: Wire {
 
     /// One request line (with its newline).
     static func line(id: Int, method: String, params: JSONObject?) -> [UInt8] {
-        var object: JSONObject = ["jsonrpc": "2.0", "id": .int(id), "method": .string(method)]
-        if let params { object.append("params", .object(params)) }
-        var line: [UInt8] = []
-        JSONOutput.appendObject(object, to: &line)
-        line.append(0x0A)
-        return line
+        Request.encodedLine(id: .int(Int64(id)), method: method, params: params)
     }
 
     /// Sends a request and returns its response, skipping notifications (setup calls, not timed).

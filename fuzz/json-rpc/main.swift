@@ -7,8 +7,11 @@
 // round-trips; the one-pass decoder of `transact` and `write` answers only lines the general
 // decoder accepts, with the same request. A broken property traps, which libFuzzer reports as a crash with the input.
 //
+// The parser, the JSON writer and the fast path are ControlProtocol's internals, reached through
+// its `Fuzzing` SPI; nothing else imports them.
+//
 // Threading: libFuzzer calls the entry point on one thread.
-import ControlProtocol
+@_spi(Fuzzing) import ControlProtocol
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzOneInput(_ start: UnsafePointer<UInt8>?, _ count: Int) -> CInt {

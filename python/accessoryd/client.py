@@ -15,6 +15,7 @@ from .calls import Call, Lease
 from .errors import AccessorydError, ConnectionLost, ProtocolError, error_from_response
 from .model import DaemonStatus, DeviceInfo, DeviceStatus, Frame, frames_from_json
 from .paths import default_socket_path
+from .remote import Tunnel, resolve_endpoint
 from .stream import RawStream, open_raw
 from .subscription import Subscription
 
@@ -35,16 +36,38 @@ class Client:
     ``None``: as long as it takes for the queue, fail at once for an absent accessory).
     """
 
-    def __init__(self, path: Optional[str] = None, *, trace: Optional[Tracer] = None, event_buffer: int = 10_000) -> None:
-        """Connects to ``path``, else the default socket (see :func:`default_socket_path`).
+    def __init__(
+        self,
+        path: Optional[str] = None,
+        *,
+        host: Optional[str] = None,
+        remote_command: Optional[str] = None,
+        ssh_config: Optional[str] = None,
+        trace: Optional[Tracer] = None,
+        event_buffer: int = 10_000,
+    ) -> None:
+        """Connects to ``path``, else the default socket (see :func:`default_socket_path`); or,
+        with ``host`` (``ssh://[user@]host[:port]``, else ``$ACCESSORYD_HOST`` when no ``path``
+        is given), to the daemon on that host through ``ssh`` (see :mod:`accessoryd.remote`):
+        ``remote_command`` (else ``$ACCESSORYD_REMOTE_COMMAND``, else ``accessoryctl``) runs
+        there before ``dial-stdio``, ``ssh_config`` (else ``$ACCESSORYD_SSH_CONFIG``) replaces
+        ``~/.ssh/config``. A malformed URL raises :class:`ValueError`; a host that cannot be
+        reached makes the first call raise :class:`ConnectionLost` with ssh's message.
 
         ``trace`` sees every message sent and received; ``event_buffer`` bounds the unread
         events each subscription keeps (older ones are dropped and counted).
         """
-        self.path = default_socket_path(path)
+        self._endpoint = resolve_endpoint(path, host, remote_command, ssh_config)
+        self._tunnel: Optional[Tunnel] = None
         self._trace = trace
         self._event_buffer = event_buffer
-        self._sock = connect_socket(self.path)
+        if self._endpoint is not None:
+            self.path = str(self._endpoint)
+            self._tunnel = Tunnel(self._endpoint)
+            self._sock = self._tunnel.sock
+        else:
+            self.path = default_socket_path(path)
+            self._sock = connect_socket(self.path)
         self._ids = itertools.count(1)
         self._lock = threading.Lock()
         self._send_lock = threading.Lock()
@@ -187,6 +210,9 @@ class Client:
         timeout, as pyserial's (``None``: reads block until they have their bytes)."""
         params: Params = {"device": name}
         wire.put(params, "wait_ms", wire.milliseconds(wait, "wait", allow_zero=True))
+        if self._endpoint is not None:
+            tunnel = Tunnel(self._endpoint)
+            return open_raw(tunnel.sock, params, timeout, self._trace, tunnel)
         return open_raw(connect_socket(self.path), params, timeout, self._trace)
 
     # -- internals --------------------------------------------------------------------------
@@ -222,8 +248,12 @@ class Client:
                     chunk = self._sock.recv(1 << 16)
                 except OSError as error:
                     reason = f"the connection to accessoryd was lost: {error.strerror or error}"
+                    if self._tunnel is not None and self._ended is None:
+                        reason = self._tunnel.reason()
                     break
                 if not chunk:
+                    if self._tunnel is not None and self._ended is None:
+                        reason = self._tunnel.reason()  # ssh's words, once it has exited
                     break
                 lines = (rest + chunk).split(b"\n")
                 rest = lines.pop()
@@ -237,6 +267,8 @@ class Client:
         finally:
             self._end(reason)
             self._sock.close()
+            if self._tunnel is not None:
+                self._tunnel.release()
 
     def _dispatch(self, line: bytes) -> None:
         message, decoded = wire.decode_line(line)

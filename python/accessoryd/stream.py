@@ -7,20 +7,30 @@ import io
 import select
 import socket
 import time
-from typing import Any, Optional
+from typing import TYPE_CHECKING, Any, Optional
 
 from . import _protocol as wire
 from ._protocol import Params, Tracer
 from .errors import AccessorydError, ConnectionLost, ProtocolError, error_from_response
+
+if TYPE_CHECKING:
+    from .remote import Tunnel
 
 __all__ = ["RawStream", "open_raw"]
 
 _ATTACH_ID = 1
 
 
-def open_raw(sock: socket.socket, params: Params, timeout: Optional[float], trace: Optional[Tracer]) -> RawStream:
+def open_raw(
+    sock: socket.socket,
+    params: Params,
+    timeout: Optional[float],
+    trace: Optional[Tracer],
+    tunnel: Optional[Tunnel] = None,
+) -> RawStream:
     """Sends ``attach`` on the fresh connection ``sock`` and waits for its answer; the bytes
-    after the answer's line are already the accessory's."""
+    after the answer's line are already the accessory's. ``tunnel``: the ssh child behind a
+    remote connection, released with the stream."""
     try:
         message = wire.request_message(_ATTACH_ID, "attach", params)
         if trace is not None:
@@ -30,6 +40,8 @@ def open_raw(sock: socket.socket, params: Params, timeout: Optional[float], trac
         while b"\n" not in received:
             chunk = sock.recv(1 << 16)
             if not chunk:
+                if tunnel is not None:
+                    raise ConnectionLost(tunnel.reason())
                 raise ConnectionLost("accessoryd closed the connection before answering attach")
             received += chunk
         line, _, rest = received.partition(b"\n")
@@ -40,12 +52,18 @@ def open_raw(sock: socket.socket, params: Params, timeout: Optional[float], trac
             raise ProtocolError(f"accessoryd answered attach with {line[:200]!r}")
         if decoded.error is not None:
             raise error_from_response(decoded.error)
-        return RawStream(sock, params["device"], rest, timeout)
+        stream = RawStream(sock, params["device"], rest, timeout)
+        stream._tunnel = tunnel
+        return stream
     except OSError as error:
         sock.close()
+        if tunnel is not None:
+            raise ConnectionLost(tunnel.reason()) from None
         raise ConnectionLost(f"the connection to accessoryd was lost: {error.strerror or error}") from None
     except AccessorydError:
         sock.close()
+        if tunnel is not None:
+            tunnel.release()
         raise
 
 
@@ -64,6 +82,7 @@ class RawStream(io.RawIOBase):
         self.device = device
         self.timeout = timeout
         self._sock = sock
+        self._tunnel: Optional[Tunnel] = None
         self._buffer = bytearray(initial)
         self._eof = False
 
@@ -163,6 +182,8 @@ class RawStream(io.RawIOBase):
     def close(self) -> None:
         if not self.closed:
             self._sock.close()
+            if self._tunnel is not None:
+                self._tunnel.release()
         super().close()
 
     @property

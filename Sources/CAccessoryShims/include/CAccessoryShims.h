@@ -161,6 +161,14 @@ pid_t cas_spawn(const char *path, char *const argv[], int stdout_fd);
 // (PR_SET_PDEATHSIG, checked against a parent that died first). fork + execve; -1 and errno
 // (the child's exec errno included) on failure.
 pid_t cas_spawn_tied(const char *path, char *const argv[], int stdout_fd, int death_signal);
+// A helper program driven through its standard streams (the client's `ssh`): `in_fd`, `out_fd`
+// and `err_fd` (each >= 0) become its 0, 1 and 2; SIGINT and SIGQUIT are ignored in it (a
+// terminal's Ctrl-C is for the program that started it, which decides what it means: ssh keeps
+// an inherited SIGINT ignored), SIGTERM, SIGHUP, SIGPIPE and SIGCHLD are at their defaults, the
+// signal mask is empty. It stays in the caller's process group, so that ssh can still ask for a
+// passphrase or a host-key confirmation on the terminal. fork + execve with the caller's
+// environment; -1 and errno (the child's exec errno included) on failure.
+pid_t cas_spawn_piped(const char *path, char *const argv[], int in_fd, int out_fd, int err_fd);
 /// waitpid for one child. Returns the pid when it ended (then exactly one of `exit_code` >= 0 or
 /// `term_signal` > 0 is set), 0 when `nohang` and it is still running, -1 with errno.
 pid_t cas_wait_child(pid_t pid, int nohang, int *exit_code, int *term_signal);

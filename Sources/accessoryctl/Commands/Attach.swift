@@ -98,22 +98,27 @@ struct Attach: AsyncParsableCommand {
         settings.timestamps = timestamps
         settings.hex = hex
         settings.logPath = log
-        settings.socketPath = global.socketPath
+        settings.socketPath = global.localSocketPath
         settings.device = device
         return settings
     }
 
     mutating func run() async throws {
-        let socket: OwnedFD
+        let endpoint = try global.endpoint()
+        let channel: RawChannel
         do throws(ClientError) {
-            socket = try await AccessoryConnection.connectSocket(socketPath: global.socketPath)
+            channel = try await AccessoryConnection.connectRaw(to: endpoint)
         } catch {
             throw ExitStatus.fail(error)
         }
+        let tunnel = channel.tunnel
+        let socket = channel.socket
+        defer { tunnel?.release() }
         let request = Request(id: .int(1), method: .attach(AttachParams(device: device, waitMs: waitMs)))
         guard Termios.isTerminal(0) else {
             // Piped or redirected input: the byte stream, untouched (scripts and transfers).
-            try Self.conclude(RawPump.run(socket: socket, request: request.line, linger: .milliseconds(linger)))
+            let outcome = RawPump.run(socket: socket, request: request.line, linger: .milliseconds(linger))
+            try Self.conclude(await Self.explained(outcome, by: tunnel))
             return
         }
         let settings = try terminalSettings()
@@ -132,7 +137,15 @@ struct Attach: AsyncParsableCommand {
         )
         // Before any message: the terminal is itself again whatever happened.
         session.restoreTerminal()
-        try Self.conclude(outcome)
+        try Self.conclude(await Self.explained(outcome, by: tunnel))
+    }
+
+    /// A lost connection to a remote daemon, told in ssh's words once ssh has exited (it is
+    /// released first, so that it exits within its grace period).
+    private static func explained(_ outcome: RawPump.Outcome, by tunnel: SSHTunnel?) async -> RawPump.Outcome {
+        guard let tunnel, case .failed(.disconnected) = outcome else { return outcome }
+        tunnel.release()
+        return .failed(await tunnel.ended())
     }
 
     private static func conclude(_ outcome: RawPump.Outcome) throws(ExitCode) {

@@ -81,7 +81,7 @@ struct Monitor: ConnectionCommand {
             group.cancelAll()
             return first
         }
-        if end == .disconnected { throw .disconnected }
+        if end == .disconnected { throw connection.endReason ?? .disconnected }
     }
 }
 

@@ -86,6 +86,6 @@ struct Trace: ConnectionCommand {
             group.cancelAll()
             return first
         }
-        if end == .disconnected { throw .disconnected }
+        if end == .disconnected { throw connection.endReason ?? .disconnected }
     }
 }

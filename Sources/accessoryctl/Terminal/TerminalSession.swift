@@ -13,7 +13,8 @@ struct TerminalSettings {
     var timestamps = false
     var hex = false
     var logPath: String?
-    var socketPath = ""
+    /// The local daemon's socket, for the line requests' side connection; nil over `--host`.
+    var socketPath: String?
     var device = ""
 }
 
@@ -74,7 +75,7 @@ final class TerminalSession: PumpTerminal {
             quit()
             return
         }
-        control = ControlSideChannel(loop: loop, socketPath: settings.socketPath, device: settings.device)
+        control = settings.socketPath.map { ControlSideChannel(loop: loop, socketPath: $0, device: settings.device) }
         message("attached to \(settings.device); \(settings.escape) ? for help, \(settings.escape) q to quit")
     }
 
@@ -163,7 +164,11 @@ final class TerminalSession: PumpTerminal {
     }
 
     private func sendControl(_ params: JSONObject, done: String, onSuccess: @escaping () -> Void = {}) {
-        control?.send(params) { [unowned self] failure in
+        guard let control else {
+            message("break, DTR and RTS are not available over --host (use accessoryctl line on the remote host)")
+            return
+        }
+        control.send(params) { [unowned self] failure in
             if failure == nil { onSuccess() }
             message(failure ?? done)
         }

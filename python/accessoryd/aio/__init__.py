@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import itertools
 from types import TracebackType
-from typing import Any, Dict, Iterable, List, Optional, Type
+from typing import Any, Dict, Iterable, List, Optional, Tuple, Type
 
 from .. import _protocol as wire
 from .._protocol import Params, Payload, Tracer
@@ -19,15 +19,27 @@ from .._connect import LINE_LIMIT, open_unix
 from ..errors import AccessorydError, ConnectionLost, ProtocolError, error_from_response
 from ..model import DaemonStatus, DeviceInfo, DeviceStatus, Frame, frames_from_json
 from ..paths import default_socket_path
+from ..remote import Tunnel, resolve_endpoint
 from .lease import Lease, LockRequest
 from .stream import RawStream
 from .subscription import Subscription
 
 __all__ = ["Client", "connect", "Subscription", "Lease", "RawStream"]
 
-async def connect(path: Optional[str] = None, *, trace: Optional[Tracer] = None, event_buffer: int = 10_000) -> Client:
-    """A connected :class:`Client` (``path``: else the default socket)."""
-    client = Client(path, trace=trace, event_buffer=event_buffer)
+async def connect(
+    path: Optional[str] = None,
+    *,
+    host: Optional[str] = None,
+    remote_command: Optional[str] = None,
+    ssh_config: Optional[str] = None,
+    trace: Optional[Tracer] = None,
+    event_buffer: int = 10_000,
+) -> Client:
+    """A connected :class:`Client` (``path``: else the default socket; ``host``: a remote daemon,
+    as for :class:`accessoryd.Client`)."""
+    client = Client(
+        path, host=host, remote_command=remote_command, ssh_config=ssh_config, trace=trace, event_buffer=event_buffer
+    )
     await client.open()
     return client
 
@@ -42,10 +54,22 @@ class Client:
     :class:`accessoryd.Client`. One event loop.
     """
 
-    def __init__(self, path: Optional[str] = None, *, trace: Optional[Tracer] = None, event_buffer: int = 10_000) -> None:
-        """Makes a client for ``path`` (else the default socket); :meth:`open` or
-        ``async with`` connects it."""
-        self.path = default_socket_path(path)
+    def __init__(
+        self,
+        path: Optional[str] = None,
+        *,
+        host: Optional[str] = None,
+        remote_command: Optional[str] = None,
+        ssh_config: Optional[str] = None,
+        trace: Optional[Tracer] = None,
+        event_buffer: int = 10_000,
+    ) -> None:
+        """Makes a client for ``path`` (else the default socket), or for the daemon on ``host``
+        (``ssh://[user@]host[:port]``, else ``$ACCESSORYD_HOST`` when no ``path`` is given; as
+        for :class:`accessoryd.Client`); :meth:`open` or ``async with`` connects it."""
+        self._endpoint = resolve_endpoint(path, host, remote_command, ssh_config)
+        self._tunnel: Optional[Tunnel] = None
+        self.path = str(self._endpoint) if self._endpoint is not None else default_socket_path(path)
         self._trace = trace
         self._event_buffer = event_buffer
         self._ids = itertools.count(1)
@@ -60,7 +84,7 @@ class Client:
 
     async def open(self) -> Client:
         """Connects."""
-        reader, writer = await open_unix(self.path)
+        reader, writer, self._tunnel = await self._connect()
         self._writer = writer
         self._drain_lock = asyncio.Lock()
         self._ended = None
@@ -167,7 +191,7 @@ class Client:
         """A raw byte stream to the accessory on a connection of its own (held until closed)."""
         params: Params = {"device": name}
         wire.put(params, "wait_ms", wire.milliseconds(wait, "wait", allow_zero=True))
-        reader, writer = await open_unix(self.path)
+        reader, writer, tunnel = await self._connect()
         try:
             message = wire.request_message(1, "attach", params)
             if self._trace is not None:
@@ -177,6 +201,8 @@ class Client:
             try:
                 line = await reader.readuntil(b"\n")
             except asyncio.IncompleteReadError:
+                if tunnel is not None:
+                    raise ConnectionLost(await _reason(tunnel)) from None
                 raise ConnectionLost("accessoryd closed the connection before answering attach") from None
             answer, decoded = wire.decode_line(line[:-1])
             if self._trace is not None:
@@ -187,11 +213,26 @@ class Client:
                 raise error_from_response(decoded.error)
         except OSError as error:
             writer.close()
+            if tunnel is not None:
+                raise ConnectionLost(await _reason(tunnel)) from None
             raise ConnectionLost(f"the connection to accessoryd was lost: {error.strerror or error}") from None
         except BaseException:
             writer.close()
+            if tunnel is not None:
+                tunnel.release()
             raise
-        return RawStream(name, reader, writer)
+        return RawStream(name, reader, writer, tunnel)
+
+    async def _connect(self) -> Tuple[asyncio.StreamReader, asyncio.StreamWriter, Optional[Tunnel]]:
+        """A new connection: the local socket, or a new ssh child for a remote daemon."""
+        if self._endpoint is None:
+            reader, writer = await open_unix(self.path)
+            return reader, writer, None
+        tunnel = Tunnel(self._endpoint)
+        sock = tunnel.sock
+        sock.setblocking(False)
+        reader, writer = await asyncio.open_unix_connection(sock=sock, limit=LINE_LIMIT)
+        return reader, writer, tunnel
 
     # -- internals ------------------------------------------------------------------------------
 
@@ -239,18 +280,23 @@ class Client:
                 line = await reader.readuntil(b"\n")
                 self._dispatch(line[:-1])
         except asyncio.IncompleteReadError:
-            pass
+            if self._tunnel is not None and self._ended is None:
+                reason = await _reason(self._tunnel)
         except asyncio.LimitOverrunError:
             reason = f"accessoryd sent a line longer than {LINE_LIMIT} bytes"
         except ProtocolError as error:
             self._end(str(error), protocol=True)
         except OSError as error:
             reason = f"the connection to accessoryd was lost: {error.strerror or error}"
+            if self._tunnel is not None and self._ended is None:
+                reason = await _reason(self._tunnel)
         except Exception as error:
             # A bug here (or in a trace callback) must not leave callers waiting forever.
             reason = f"the client stopped reading: {error!r}"
         finally:
             self._end(reason)
+            if self._tunnel is not None:
+                self._tunnel.release()
 
     def _dispatch(self, line: bytes) -> None:
         message, decoded = wire.decode_line(line)
@@ -285,3 +331,10 @@ class Client:
             subscription._end(reason)
         if self._writer is not None:
             self._writer.close()
+        if self._tunnel is not None:
+            self._tunnel.release()
+
+
+async def _reason(tunnel: Tunnel) -> str:
+    """Why a remote connection ended, once ssh has exited (waited for off the event loop)."""
+    return await asyncio.get_running_loop().run_in_executor(None, tunnel.reason)

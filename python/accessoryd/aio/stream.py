@@ -5,9 +5,12 @@ from __future__ import annotations
 import asyncio
 import socket
 from types import TracebackType
-from typing import Optional, Type
+from typing import TYPE_CHECKING, Optional, Type
 
 from ..errors import ConnectionLost
+
+if TYPE_CHECKING:
+    from ..remote import Tunnel
 
 __all__ = ["RawStream"]
 
@@ -17,10 +20,17 @@ class RawStream:
     /``readexactly`` as :class:`asyncio.StreamReader`'s; ``write`` then ``await drain()``.
     Closing it gives the accessory back to the other clients. One event loop."""
 
-    def __init__(self, device: str, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+    def __init__(
+        self,
+        device: str,
+        reader: asyncio.StreamReader,
+        writer: asyncio.StreamWriter,
+        tunnel: Optional[Tunnel] = None,
+    ) -> None:
         self.device = device
         self.reader = reader
         self.writer = writer
+        self._tunnel = tunnel
 
     async def read(self, n: int = -1) -> bytes:
         return await self.reader.read(n)
@@ -59,6 +69,8 @@ class RawStream:
 
     def close(self) -> None:
         self.writer.close()
+        if self._tunnel is not None:
+            self._tunnel.release()  # the ssh child behind a remote stream
 
     async def wait_closed(self) -> None:
         try:

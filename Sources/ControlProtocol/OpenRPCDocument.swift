@@ -1,0 +1,15 @@
+/// The protocol's OpenRPC description (docs/accessoryd.openrpc.json), the result of
+/// `rpc.discover`. Embedded at build time: scripts/embed-openrpc.py writes the document's
+/// compact JSON into `OpenRPCDocument+Text.swift`, and the tests fail while the two differ.
+///
+/// Threading: a value. Any thread.
+public struct OpenRPCDocument: Sendable, JSONEncodable {
+    public init() {}
+
+    /// The compact JSON text (one line), joined once.
+    static let bytes: [UInt8] = Array(pieces.joined().utf8)
+
+    public func encodeJSON(into buffer: inout [UInt8]) {
+        buffer.append(contentsOf: Self.bytes)
+    }
+}

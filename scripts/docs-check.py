@@ -1,0 +1,212 @@
+#!/usr/bin/env python3
+"""Checks the documentation against the tree and the built programs (`make docs-check`).
+
+Fails (exit 1, one line per problem) on:
+- a relative link in README.md, docs/*.md or python/*.md whose file or folder does not exist,
+  or whose `#anchor` names no heading of the Markdown file it points at;
+- a command in README.md (code blocks and inline code) that no longer exists: each
+  `accessoryctl <subcommand>` and each of its `--options`, each `accessoryd --option`, each
+  `accessory-sim --option`, each `make <target>`, checked against the programs' `--help` and
+  the Makefile.
+
+Usage: scripts/docs-check.py --products DIR [--root DIR]
+(DIR: `swift build --show-bin-path`, where accessoryctl, accessoryd and accessory-sim are built.)
+"""
+
+from __future__ import annotations
+
+import argparse
+import glob
+import os
+import re
+import shlex
+import subprocess
+import sys
+from functools import lru_cache
+from typing import Dict, Iterator, List, Optional, Set, Tuple
+
+LINK = re.compile(r"(?<!\!)\[[^\]]*\]\(([^)\s]+)(?:\s+\"[^\"]*\")?\)|^\s*\[[^\]]+\]:\s*(\S+)", re.M)
+IMAGE = re.compile(r"!\[[^\]]*\]\(([^)\s]+)\)")
+HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*#*\s*$", re.M)
+FENCE = re.compile(r"^(```|~~~)[^\n]*\n(.*?)^\1\s*$", re.M | re.S)
+INLINE = re.compile(r"`([^`\n]+)`")
+OPTION = re.compile(r"^\s+(?:-\w, )?(--[a-z0-9][a-z0-9-]*)", re.M)
+
+
+def documents(root: str) -> List[str]:
+    names = ["README.md"] + sorted(glob.glob("docs/*.md", root_dir=root)) + sorted(glob.glob("python/*.md", root_dir=root))
+    return [name for name in names if os.path.exists(os.path.join(root, name))]
+
+
+def slug(heading: str) -> str:
+    """GitHub's anchor for a heading: lower case, markup and punctuation dropped, spaces to dashes."""
+    text = re.sub(r"`|\*\*|__|\[([^\]]*)\]\([^)]*\)", lambda m: m.group(1) or "", heading).strip().lower()
+    text = re.sub(r"[^\w\- ]", "", text)
+    return text.replace(" ", "-")
+
+
+@lru_cache(maxsize=None)
+def anchors(path: str) -> Set[str]:
+    text = strip_fences(open(path, encoding="utf-8").read())
+    seen: Dict[str, int] = {}
+    out: Set[str] = set()
+    for match in HEADING.finditer(text):
+        base = slug(match.group(2))
+        count = seen.get(base, 0)
+        seen[base] = count + 1
+        out.add(base if count == 0 else f"{base}-{count}")
+    out.update(re.findall(r"<a\s+(?:name|id)=\"([^\"]+)\"", text))
+    return out
+
+
+def strip_fences(text: str) -> str:
+    return FENCE.sub(lambda m: "\n" * m.group(0).count("\n"), text)
+
+
+def check_links(root: str, name: str) -> Iterator[str]:
+    path = os.path.join(root, name)
+    text = strip_fences(open(path, encoding="utf-8").read())
+    text = INLINE.sub("", text)  # `[x](y)` inside inline code is an example, not a link
+    targets = [m.group(1) or m.group(2) for m in LINK.finditer(text)] + IMAGE.findall(text)
+    for target in targets:
+        target = target.strip("<>")
+        if re.match(r"^[a-z][a-z0-9+.-]*:", target, re.I):  # https:, mailto:, …
+            continue
+        file_part, _, anchor = target.partition("#")
+        resolved = os.path.normpath(os.path.join(os.path.dirname(path), file_part)) if file_part else path
+        if not os.path.exists(resolved):
+            yield f"{name}: dead link {target} (no {os.path.relpath(resolved, root)})"
+            continue
+        if anchor and resolved.endswith(".md") and anchor not in anchors(resolved):
+            yield f"{name}: dead link {target} (no heading #{anchor} in {os.path.relpath(resolved, root)})"
+
+
+# -- commands --------------------------------------------------------------------------------
+
+
+class Programs:
+    """What the built programs and the Makefile accept, read from their help and the Makefile."""
+
+    def __init__(self, root: str, products: str) -> None:
+        self.root = root
+        self.products = products
+
+    def help(self, program: str, *arguments: str) -> Optional[str]:
+        path = os.path.join(self.products, program)
+        if not os.access(path, os.X_OK):
+            raise SystemExit(f"docs-check: {path} is not built (swift build --product {program})")
+        run = subprocess.run([path, *arguments, "--help"], capture_output=True, text=True, timeout=30)
+        return run.stdout if run.returncode == 0 else None
+
+    @lru_cache(maxsize=None)
+    def subcommands(self) -> Set[str]:
+        text = self.help("accessoryctl") or ""
+        section = text.split("SUBCOMMANDS:", 1)[1] if "SUBCOMMANDS:" in text else ""
+        return set(re.findall(r"^\s{2}([a-z][a-z0-9-]*)", section, re.M))
+
+    @lru_cache(maxsize=None)
+    def options(self, program: str, subcommand: Optional[str] = None) -> Tuple[Set[str], Set[str]]:
+        """The options, and those of them that take a value."""
+        text = self.help(program, *([subcommand] if subcommand else [])) or ""
+        # ArgumentParser's own options, which its help does not list.
+        builtin = {"--help", "-h", "--version", "--generate-completion-script", "--experimental-dump-help"}
+        names = set(OPTION.findall(text)) | builtin
+        valued = set(re.findall(r"^\s+(?:-\w, )?(--[a-z0-9-]+) <", text, re.M)) | {"--generate-completion-script"}
+        return names, valued
+
+    @lru_cache(maxsize=None)
+    def make_targets(self) -> Set[str]:
+        text = open(os.path.join(self.root, "Makefile"), encoding="utf-8").read()
+        return set(re.findall(r"^([A-Za-z0-9][A-Za-z0-9_.-]*)\s*:(?!=)", text, re.M))
+
+
+def command_lines(text: str) -> Iterator[str]:
+    for match in FENCE.finditer(text):
+        for line in match.group(2).splitlines():
+            yield line
+    for match in INLINE.finditer(strip_fences(text)):
+        yield match.group(1)
+
+
+def words(line: str) -> List[str]:
+    line = line.split(" #", 1)[0]
+    try:
+        return shlex.split(line, comments=False)
+    except ValueError:
+        return line.split()
+
+
+def check_commands(root: str, programs: Programs) -> Iterator[str]:
+    text = open(os.path.join(root, "README.md"), encoding="utf-8").read()
+    problems: List[str] = []
+    for line in command_lines(text):
+        tokens = words(line.lstrip("$ "))
+        for index, token in enumerate(tokens):
+            program = os.path.basename(token)
+            rest = tokens[index + 1 :]
+            for stop, word in enumerate(rest):
+                if word in {"|", "||", "&&", ";", "&"} or word.startswith((">", "<", "2>")):
+                    rest = rest[:stop]
+                    break
+            if program == "accessoryctl":
+                problems += check_accessoryctl(rest, programs, line)
+            elif program in {"accessoryd", "accessory-sim"}:
+                known, _ = programs.options(program)
+                problems += [
+                    f"README.md: `{line.strip()}`: {program} has no option {word}"
+                    for word in rest
+                    if word.startswith("--") and word.split("=", 1)[0] not in known
+                ]
+            elif token == "make" and rest and index == 0:
+                target = next((word for word in rest if "=" not in word and not word.startswith("-")), None)
+                if target and re.fullmatch(r"[a-z][a-z0-9_-]*", target) and target not in programs.make_targets():
+                    problems.append(f"README.md: `{line.strip()}`: the Makefile has no target {target}")
+    yield from dict.fromkeys(problems)
+
+
+def check_accessoryctl(rest: List[str], programs: Programs, line: str) -> List[str]:
+    where = f"README.md: `{line.strip()}`"
+    global_options, global_valued = programs.options("accessoryctl")
+    problems = []
+    index = 0
+    while index < len(rest) and rest[index].startswith("-"):
+        option = rest[index].split("=", 1)[0]
+        if option not in global_options:
+            problems.append(f"{where}: accessoryctl has no option {option}")
+        index += 2 if option in global_valued and "=" not in rest[index] else 1
+    if index >= len(rest):
+        return problems
+    subcommand = rest[index]
+    if not re.fullmatch(r"[a-z][a-z0-9-]*", subcommand):
+        return problems  # a placeholder (<command>, SUBCOMMAND, …)
+    if subcommand not in programs.subcommands():
+        return problems + [f"{where}: accessoryctl has no subcommand {subcommand}"]
+    known, _ = programs.options("accessoryctl", subcommand)
+    for word in rest[index + 1 :]:
+        if word.startswith("--") and word.split("=", 1)[0] not in known | global_options:
+            problems.append(f"{where}: accessoryctl {subcommand} has no option {word.split('=', 1)[0]}")
+    return problems
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--products", required=True, help="the folder of the built programs")
+    parser.add_argument("--root", default=os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+    options = parser.parse_args()
+    root = os.path.abspath(options.root)
+    problems: List[str] = []
+    names = documents(root)
+    for name in names:
+        problems += check_links(root, name)
+    problems += check_commands(root, Programs(root, options.products))
+    for problem in problems:
+        print(f"docs-check: {problem}")
+    if problems:
+        print(f"docs-check: {len(problems)} problem(s) in {len(names)} documents")
+        return 1
+    print(f"docs-check: {len(names)} documents, their links and README's commands are fine")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
