@@ -45,6 +45,12 @@ command -v ssh >/dev/null 2>&1 && command -v ssh-keygen >/dev/null 2>&1 || missi
 [ -x /usr/sbin/sshd ] || missing+=(openssh-server)
 # tmux: the interactive attach tests type into a tmux pane and read its screen.
 command -v tmux >/dev/null 2>&1 || missing+=(tmux)
+# Programs nobody here wrote that the pty views are proven with (Tests: ProgramTests): gpsd and
+# gpspipe read an NMEA accessory through a view, picocom opens one as a terminal (pyserial above).
+# Each test starts its own gpsd on a private port and control socket; the system's gpsd is never used.
+command -v gpsd >/dev/null 2>&1 || [ -x /usr/sbin/gpsd ] || missing+=(gpsd)
+command -v gpspipe >/dev/null 2>&1 || missing+=(gpsd-clients)
+command -v picocom >/dev/null 2>&1 || missing+=(picocom)
 # systemd-analyze (make units) and systemd-socket-activate (the socket-activation test).
 command -v systemd-socket-activate >/dev/null 2>&1 || missing+=(systemd)
 if [ "${1:-}" = "--bench" ]; then
@@ -63,6 +69,13 @@ if [ ${#missing[@]} -gt 0 ]; then
   echo "installing missing packages: ${missing[*]}"
   if [ "$(id -u)" -ne 0 ]; then SUDO=sudo; else SUDO=; fi
   export DEBIAN_FRONTEND=noninteractive
+  # Installing gpsd must not start (or socket-activate) the system's gpsd: while apt runs, a
+  # policy-rc.d that refuses every start is in place unless the machine has one already.
+  if [[ " ${missing[*]} " == *" gpsd "* ]] && [ ! -e /usr/sbin/policy-rc.d ]; then
+    printf '#!/bin/sh\nexit 101\n' | $SUDO tee /usr/sbin/policy-rc.d >/dev/null
+    $SUDO chmod 755 /usr/sbin/policy-rc.d
+    trap '$SUDO rm -f /usr/sbin/policy-rc.d' EXIT
+  fi
   $SUDO apt-get update -qq
   $SUDO apt-get install -y -qq "${missing[@]}" >/dev/null
 fi

@@ -1,7 +1,16 @@
 import IOLoop
 
 /// The `nmea` personality: a GPS receiver that emits one fix (`$GPGGA` then `$GPRMC`) per
-/// interval and ignores its input.
+/// interval and answers the MediaTek `$PMTK` commands real receivers (and gpsd's probe) send,
+/// so that a program can run requests on the receiver while others read its fixes:
+///
+/// | line | answer |
+/// |---|---|
+/// | `$PMTK605*31` (firmware query) | `$PMTK705,AXN_5.1.7_3333_01,0001,AccessorySim,1.0*CS` |
+/// | `$PMTKnnn[,args]*CS`, `nnn` three digits, checksum right | `$PMTK001,nnn,3*CS` (done) |
+/// | the same with a wrong or missing checksum | `$PMTK001,nnn,0*CS` (invalid) |
+///
+/// Every other line is ignored.
 ///
 /// The fix is deterministic: the clock starts at 2024-06-01 12:00:00.00 UTC and advances by the
 /// interval, and the position starts at 52°31.2000'N 13°24.3000'E and drifts east by 0.0010' per
@@ -12,12 +21,33 @@ struct NMEAResponder: Responder {
     let tickInterval: Duration?
     let structuralBytes: Set<UInt8> = [0x0D, 0x0A]
     private var fix = GPSFix()
+    private var splitter: LineSplitter
 
-    init(interval: Duration) {
+    static let firmware = "PMTK705,AXN_5.1.7_3333_01,0001,AccessorySim,1.0"
+
+    init(interval: Duration, maxLength: Int = 65_536) {
         tickInterval = interval
+        splitter = LineSplitter(terminator: .any, maxLength: maxLength)
     }
 
-    mutating func receive(_ bytes: ArraySlice<UInt8>) -> [Output] { [] }
+    mutating func receive(_ bytes: ArraySlice<UInt8>) -> [Output] {
+        splitter.feed(bytes).compactMap { line in
+            Self.answer(to: String(decoding: line.content, as: UTF8.self)).map { .reply(Array($0.utf8)) }
+        }
+    }
+
+    /// The sentence that answers `line`, nil when the receiver ignores it.
+    static func answer(to line: String) -> String? {
+        guard line.hasPrefix("$PMTK") else { return nil }
+        let afterPrefix = line.dropFirst(5)
+        let command = afterPrefix.prefix(3)
+        guard command.count == 3, command.allSatisfy(\.isASCIIDigit) else { return nil }
+        let rest = afterPrefix.dropFirst(3)
+        guard rest.isEmpty || rest.first == "," || rest.first == "*" else { return nil }
+        guard NMEASentence.isValid(line) else { return NMEASentence.frame("PMTK001,\(command),0") }
+        if command == "605" { return NMEASentence.frame(firmware) }
+        return NMEASentence.frame("PMTK001,\(command),3")
+    }
 
     mutating func tick() -> [Output] {
         let sentences = NMEASentence.frame(fix.ggaBody) + NMEASentence.frame(fix.rmcBody)

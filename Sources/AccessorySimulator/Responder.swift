@@ -61,7 +61,10 @@ func makeResponder(for configuration: SimulatorConfiguration) -> any Responder {
             maxLength: configuration.maxInboundLength
         )
     case .nmea:
-        return NMEAResponder(interval: configuration.unsolicitedInterval ?? .seconds(1))
+        return NMEAResponder(
+            interval: configuration.unsolicitedInterval ?? .seconds(1),
+            maxLength: configuration.maxInboundLength
+        )
     case .framed(let framing):
         return FramedResponder(
             framing: framing,

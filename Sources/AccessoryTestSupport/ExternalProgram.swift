@@ -10,7 +10,8 @@ public enum ExternalProgram {
     /// The Debian package that provides each program, for the skip reasons.
     static let packages = [
         "python3": "python3", "setpriv": "util-linux", "prlimit": "util-linux", "strace": "strace",
-        "systemd-socket-activate": "systemd", "socat": "socat", "tmux": "tmux",
+        "systemd-socket-activate": "systemd", "socat": "socat", "tmux": "tmux", "gpsd": "gpsd",
+        "gpspipe": "gpsd-clients", "picocom": "picocom",
     ]
 
     /// The folders searched when `PATH` is unset (glibc's `execvp` default plus the sbin folders).

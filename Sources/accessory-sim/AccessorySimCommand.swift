@@ -16,6 +16,8 @@ import SystemCalls
 /// - `GONE <name>`: the accessory hung up (its pty master closed).
 /// Names never contain spaces; with `--count K` > 1 they are `<name>0` … `<name>K-1` (and the
 /// links `<link>0` … `<link>K-1`). Consumers must ignore lines that start with another word.
+/// SIGUSR1 hangs every accessory up (reappearing after `--reappear-after-ms` when given): an
+/// unplug at the moment a test chooses.
 /// Diagnostics go to stderr. Exit status: 0 after SIGTERM/SIGINT, 1 if an accessory could not
 /// start (those already started are stopped and their links removed), 64 for bad arguments.
 ///
@@ -27,7 +29,9 @@ struct AccessorySimCommand: ParsableCommand {
         discussion: """
             Prints `READY <name> <slave path>` on stdout for each accessory once it can be opened \
             (again after each reappearance), `GONE <name>` when one hangs up, and runs until \
-            SIGTERM or SIGINT; then it removes its links and exits 0.
+            SIGTERM or SIGINT; then it removes its links and exits 0. SIGUSR1 unplugs every \
+            accessory (it hangs up as --hangup-after does, and reappears after \
+            --reappear-after-ms if given).
             """,
         version: AccessoryVersion.line("accessory-sim")
     )
@@ -168,15 +172,9 @@ struct AccessorySimCommand: ParsableCommand {
             StandardStreams.err("\(error)")
             throw ExitCode(1)
         }
-        let signals = try SignalFD.create([SIGTERM, SIGINT])
+        let signals = try SignalFD.create([SIGTERM, SIGINT, SIGUSR1])
         let signalFD = signals.rawValue
         let loop = try IOLoop.forCurrentThread(name: "accessory-sim")
-        _ = try loop.addSource(owning: signals, interest: .readable) { _ in
-            while let signal = try? SignalFD.next(signalFD) {
-                StandardStreams.err("signal \(signal), stopping")
-                loop.stop()
-            }
-        }
         var accessories: [SimulatedAccessory] = []
         for i in 0..<count {
             var c = base
@@ -192,6 +190,21 @@ struct AccessorySimCommand: ParsableCommand {
                 for a in accessories { a.stop() }
                 loop.shutdown()
                 throw ExitCode(1)
+            }
+        }
+        // Registered once every accessory runs (a signal sent earlier waits in the descriptor).
+        let started = accessories
+        let reappearAfter = reappearAfterMs.map { Duration.milliseconds($0) }
+        _ = try loop.addSource(owning: signals, interest: .readable) { _ in
+            while let signal = try? SignalFD.next(signalFD) {
+                if signal == SIGUSR1 {
+                    // An unplug from outside, at a moment the test chooses.
+                    StandardStreams.err("signal \(signal), hanging up")
+                    for a in started { a.hangUp(reappearAfter: reappearAfter) }
+                    continue
+                }
+                StandardStreams.err("signal \(signal), stopping")
+                loop.stop()
             }
         }
         loop.run()

@@ -72,6 +72,44 @@ import Testing
     }
 
     @Test(.enabled(if: executable != nil, "accessory-sim is not built next to the tests"))
+    func sigusr1UnplugsAndTheAccessoryReappearsOnANewPty() throws {
+        let folder = try TemporaryFolder()
+        let link = folder.path + "/gps"
+        let pipe = try FileIO.pipe()
+        let readEnd = pipe.first
+        let writeEnd = pipe.second
+        let pid = try ChildProcess.spawn(
+            Self.executable!,
+            arguments: [
+                "--personality", "nmea", "--unsolicited-ms", "50", "--link", link, "--reappear-after-ms", "100",
+            ],
+            standardOutput: writeEnd.rawValue
+        )
+        writeEnd.close()
+        defer {
+            try? ChildProcess.signal(pid, SIGKILL)
+            _ = try? ChildProcess.wait(pid, block: true)
+        }
+        let stdout = PipeReader(readEnd)
+        let ready = try stdout.lines(count: 1, seconds: 10)
+        let first = ready.first?.split(separator: " ").last.map(String.init)
+        try #require(ready.first?.hasPrefix("READY nmea ") == true, "\(ready)")
+        let client = try SlaveClient(path: link)
+        _ = try client.read(seconds: 5) { String(decoding: $0, as: UTF8.self).contains("$GPRMC") }
+        try ChildProcess.signal(pid, SIGUSR1)
+        let after = try stdout.lines(count: 2, seconds: 10)
+        #expect(after.first == "GONE nmea", "\(after)")
+        #expect(client.waitForEnding() != nil, "the old pty hung up")
+        let second = after.dropFirst().first?.split(separator: " ").last.map(String.init)
+        #expect(after.dropFirst().first?.hasPrefix("READY nmea ") == true, "\(after)")
+        #expect(second != nil && second != first, "a new pty: \(after)")
+        #expect(linkTarget(link) == second)
+        let again = try SlaveClient(path: link)
+        let fixes = try again.read(seconds: 5) { String(decoding: $0, as: UTF8.self).contains("$GPRMC") }
+        #expect(String(decoding: fixes, as: UTF8.self).contains("$GPRMC"))
+    }
+
+    @Test(.enabled(if: executable != nil, "accessory-sim is not built next to the tests"))
     func badArgumentsExitWithAUsageError() throws {
         let pid = try ChildProcess.spawn(Self.executable!, arguments: ["--personality", "script"])
         var termination: ChildProcess.Termination?

@@ -108,6 +108,29 @@ import Testing
         }
     }
 
+    @Test func nmeaAnswersMediaTekCommandsBetweenFixes() throws {
+        try withSimulator(SimulatorConfiguration(personality: .nmea, unsolicitedInterval: .milliseconds(30))) {
+            sim,
+            _ in
+            let client = try SlaveClient(path: sim.currentSlavePath!)
+            try client.write(NMEASentence.frame("PMTK220,1000") + "$PMTK605*31\r\n$PMTK314,1*00\r\n$PMTK1\r\n")
+            let bytes = try client.read(seconds: 5) { b in
+                String(decoding: b, as: UTF8.self).contains("$PMTK001,314,0")
+            }
+            let lines = String(decoding: bytes, as: UTF8.self).components("\r\n")
+            let answers = lines.filter { $0.hasPrefix("$PMTK") }
+            #expect(
+                answers
+                    == [
+                        NMEASentence.frame("PMTK001,220,3"),
+                        NMEASentence.frame("PMTK705,AXN_5.1.7_3333_01,0001,AccessorySim,1.0"),
+                        NMEASentence.frame("PMTK001,314,0"),
+                    ].map { $0.components("\r\n")[0] }
+            )
+            for a in answers { #expect(NMEASentence.isValid(a), "\(a)") }
+        }
+    }
+
     @Test(arguments: [Framing.slip, Framing.cobs])
     func framedEchoesEachFrameReEncoded(framing: Framing) throws {
         try withSimulator(SimulatorConfiguration(personality: .framed(framing))) { sim, _ in

@@ -252,14 +252,16 @@ final class Lab {
     }
 
     /// Starts accessoryd on `accessories` (line framing) and waits until every one is ready;
-    /// with `trace`, the first accessory has a `text` trace file there.
+    /// with `trace`, the first accessory has a `text` trace file there. `members[i]`, when given,
+    /// is more of accessory i's flow mapping (e.g. its `views:`).
     func startDaemon(
         accessories: [(name: String, path: String)],
         socket: String,
         maxClients: Int,
         log: String,
         extra: String = "",
-        trace: String? = nil
+        trace: String? = nil,
+        members: [String] = []
     ) throws -> Child {
         let config = file(log + ".yaml")
         try FileIO.writeFile(
@@ -271,9 +273,10 @@ final class Lab {
                     let traced =
                         index == 0
                         ? trace.map { ", trace: {file: \($0), format: text, max_bytes: 67108864, keep: 1}" } ?? "" : ""
+                    let more = index < members.count ? ", " + members[index] : ""
                     return
                         "  - {name: \(accessory.name), path: \(accessory.path), framing: {type: line, delimiter: \"\\n\"}"
-                        + traced + "}\n"
+                        + traced + more + "}\n"
                 }
                 .joined()
         )

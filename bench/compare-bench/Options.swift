@@ -22,6 +22,9 @@ struct Options {
     var replugs = 20
     /// Seconds of transacts and ticks timed quiet, and again under a flood of long lines (0 skips it).
     var interferenceSeconds = 2.0
+    /// The pty views section (exclusive view, shared view, monitor views); `viewsOnly` runs it alone.
+    var views = true
+    var viewsOnly = false
     /// The targets to run (the default: all of them, in this order).
     var targets = TargetKind.allCases
     /// The folder with `accessoryd`, `accessory-sim` and `echo-accessory` (default: the folder of this executable).
@@ -48,6 +51,10 @@ struct Options {
                               while 8 clients send 60 KB lines (default 2; 0 skips it)
           --targets LIST      any of direct,socat,ser2net,ser2net-default,accessoryd,
                               accessoryd-own,accessoryd-traced (default: all)
+          --no-views          skip the pty views section
+          --views-only        run only the pty views section: an exclusive view streaming beside
+                              attach and socat's PTY relay, a shared view's 16 B round trip beside
+                              transact, 16 monitor views with no reader (--idle-seconds long)
           --products DIR      where accessoryd, accessory-sim and echo-accessory are
                               (default: next to compare-bench)
           --output FILE       where the Markdown table is written (default bench/results/latest.md)
@@ -98,6 +105,8 @@ struct Options {
                     }
                     return kind
                 }
+            case "--no-views": options.views = false
+            case "--views-only": options.viewsOnly = true
             case "--products": options.products = try text(flag)
             case "--output": options.output = try text(flag)
             case "-h", "--help":

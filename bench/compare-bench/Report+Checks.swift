@@ -75,6 +75,6 @@ extension Report {
             let p99 = replug.samples.percentile(0.99) / 1_000
             check(p99 < 50, "replug to ready p99 \(format(p99, 2)) ms < 50 ms")
         }
-        return lines
+        return lines + viewChecks()
     }
 }

@@ -11,13 +11,14 @@ struct Report {
     var interference: [InterferenceResult] = []
     var replug: ReplugResult?
     var idle: IdleResult?
+    var views: ViewsResult?
     /// Sentences about what failed or was left out.
     var notes: [String] = []
 
     func markdown() -> String {
         var out = header
         out += latencyTable() + concurrencyTable() + streamingTable() + memoryTable() + interferenceTable()
-        out += daemonTable()
+        out += daemonTable() + viewsTable()
         out += notes.isEmpty ? [] : [""] + notes
         out += ["", "### The issue's targets, from this run", ""] + checks()
         return out.joined(separator: "\n") + "\n"

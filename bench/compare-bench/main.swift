@@ -18,6 +18,13 @@ func run(_ options: Options) throws {
     }
     let lab = try Lab(products: products)
     defer { lab.finish() }
+    if options.viewsOnly {
+        var report = Report()
+        report.header = header(options)
+        report.views = try measureViews(lab, options: options)
+        try write(report, options)
+        return
+    }
     let maxClients = options.clients.max() ?? 1
     let targets = try options.targets.map { try lab.target($0, maxClients: maxClients) }
     progress("targets started")
@@ -67,6 +74,18 @@ func run(_ options: Options) throws {
             report.idle = try measureIdle(lab, count: options.idleAccessories, seconds: options.idleSeconds)
         }
     }
+    if options.views {
+        for relay in targets.compactMap(\.relay) { lab.stop(relay) }
+        do {
+            report.views = try measureViews(lab, options: options)
+        } catch {
+            report.notes.append("The pty views section failed: \(error).")
+        }
+    }
+    try write(report, options)
+}
+
+func write(_ report: Report, _ options: Options) throws {
     let text = report.markdown()
     print(text, terminator: "")
     try FileIO.writeFile(options.output, text)
