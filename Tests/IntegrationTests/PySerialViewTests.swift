@@ -1,5 +1,5 @@
 import AccessoryTestSupport
-import ControlProtocol
+@_spi(Fuzzing) import ControlProtocol
 import Glibc
 import SystemCalls
 import Testing
