@@ -252,8 +252,7 @@ extension Accessory {
     func shutDown(error: AccessoryError, reason: String = "shut down") {
         isShutDown = true
         reopen.cancel()
-        linePoll?.cancel()
-        linePoll = nil
+        linePoll.stop()
         failLockWaiters(error)
         queue.drain(error: error)
         for w in admission.readyWaiters { w.finish() }

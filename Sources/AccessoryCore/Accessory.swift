@@ -67,9 +67,7 @@ public final class Accessory: @unchecked Sendable {  // @unchecked: all mutable 
     /// What becomes of arriving requests; those parked behind another client's lock.
     let admission: Admission<RequestOperation>
     /// Reads the modem lines while someone subscribes to `device.lines` (``pollLines(_:changed:)``).
-    var linePoll: LoopTimer?
-    /// The lines at the last poll.
-    var lastPolledLines: ModemLines?
+    let linePoll: LinePoll
     var isShutDown = false
 
     /// Told about every state change. Device loop.
@@ -120,6 +118,7 @@ public final class Accessory: @unchecked Sendable {  // @unchecked: all mutable 
             initialMs: settings.reconnect.initialMs,
             maximumMs: settings.reconnect.maxMs
         )
+        self.linePoll = LinePoll(scheduler: loop, interval: Self.linePollInterval)
         // The configuration loader already compiled these once; a failure here would be a bug.
         self.untilPattern = settings.response.until.flatMap { try? Regex($0) }
         self.unsolicitedPatterns = settings.unsolicited.compactMap { try? Regex($0) }
