@@ -99,7 +99,7 @@ extension Accessory {
         counters.bytesIn += UInt64(bytes.count)
         if let tap { tap.record(.rx, bytes, client: nil, request: nil) }
         if let raw = rawSession {
-            raw.lastActivity = loop.now
+            raw.idle.activity()
             raw.origin.notify(line: bytes)
             return
         }

@@ -48,7 +48,7 @@ public final class Accessory: @unchecked Sendable {  // @unchecked: all mutable 
     /// The executing request that receives frames, if any.
     var claimant: RequestOperation?
     /// Fires at or before the claimant's deadline (``watchResponseDeadline(_:)``).
-    var deadlineTimer: LoopTimer?
+    let responseDeadline: ResponseDeadline
     /// The `attach`ed client, if any (``RawSession``).
     var rawSession: RawSession?
     /// Discards what comes between a request that gave up on its answer and the next request.
@@ -132,6 +132,10 @@ public final class Accessory: @unchecked Sendable {  // @unchecked: all mutable 
         let admission = Admission<RequestOperation>(scheduler: loop, queueDepth: limits.queueDepth)
         admission.onParkExpired = { [link] op in link.accessory?.parkedWaitExpired(op) }
         self.admission = admission
+        let deadline = ResponseDeadline(scheduler: loop)
+        deadline.currentDue = { [link] in link.accessory?.claimant?.deadline }
+        deadline.onPassed = { [link] in link.accessory?.claimant?.deadlinePassed() }
+        self.responseDeadline = deadline
         self.resync = Resync(
             scheduler: loop,
             settle: .milliseconds(settings.resync.settleMs),
