@@ -99,7 +99,7 @@ extension Accessory {
         counters.bytesIn += UInt64(bytes.count)
         if let tap { tap.record(.rx, bytes, client: nil, request: nil) }
         if let raw = rawSession {
-            raw.lastActivity = loop.now
+            raw.idle.activity()
             raw.origin.notify(line: bytes)
             return
         }
@@ -252,8 +252,7 @@ extension Accessory {
     func shutDown(error: AccessoryError, reason: String = "shut down") {
         isShutDown = true
         reopen.cancel()
-        linePoll?.cancel()
-        linePoll = nil
+        linePoll.stop()
         failLockWaiters(error)
         queue.drain(error: error)
         for w in admission.readyWaiters { w.finish() }

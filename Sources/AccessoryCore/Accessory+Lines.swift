@@ -3,12 +3,8 @@ import IOLoop
 import Transports
 
 /// The accessory's modem lines: reading them for `device.status` and `control`, and polling them
-/// for `device.lines` while some client subscribes.
-///
-/// Polled, not waited for: `TIOCMIWAIT` blocks its thread until a line changes, which would need
-/// a thread per accessory, and many USB adapters never wake it. A `TIOCMGET` every
-/// ``linePollInterval`` costs one ioctl and runs only while a subscriber asks for `lines`; a
-/// change shorter than the interval (an RI ring pulse) may be missed. Device loop only.
+/// (``LinePoll``, every ``linePollInterval``) for `device.lines` while some client subscribes.
+/// Device loop only.
 extension Accessory {
     /// How often the lines are read while someone subscribes to `device.lines`.
     static let linePollInterval: Duration = .milliseconds(50)
@@ -46,26 +42,19 @@ extension Accessory {
         return .object(o)
     }
 
-    /// Starts or stops polling the lines; `changed` is told each change (not the first reading).
+    /// Starts or stops polling the lines (``LinePoll``); `changed` is told each change (not the
+    /// first reading).
     func pollLines(_ wanted: Bool, changed: @escaping (Accessory, ModemLines) -> Void) {
-        guard wanted != (linePoll != nil) else { return }
-        linePoll?.cancel()
-        linePoll = nil
-        lastPolledLines = nil
-        guard wanted else { return }
-        linePoll = loop.scheduleTimer(
-            at: loop.now + Self.linePollInterval,
-            repeating: Self.linePollInterval,
-            modes: [.common]
-        ) { [link] in
-            guard let a = link.accessory else { return }
-            // Closed or without lines: nothing to compare, and a reopen starts afresh.
-            guard let lines = a.currentLines() else {
-                a.lastPolledLines = nil
-                return
-            }
-            defer { a.lastPolledLines = lines }
-            if let last = a.lastPolledLines, last != lines { changed(a, lines) }
+        guard wanted else {
+            linePoll.stop()
+            return
         }
+        // Through the link, as every timer's callback: the poll holds no accessory.
+        linePoll.start(
+            read: { [link] in link.accessory?.currentLines() },
+            changed: { [link] lines in
+                if let a = link.accessory { changed(a, lines) }
+            }
+        )
     }
 }

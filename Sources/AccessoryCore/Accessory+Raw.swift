@@ -19,16 +19,15 @@ final class RawSession: @unchecked Sendable {  // @unchecked: `unflushed`, `oper
     var unflushed = 0
     /// The `attach` request, executing until the session ends.
     let operation: RequestOperation
-    /// When a byte last went either way (`limits.attach_idle_ms`).
-    var lastActivity: LoopInstant
-    var idleTimer: LoopTimer?
+    /// Told each byte either way; ends the session after `limits.attach_idle_ms` without one.
+    let idle: IdleTimer
     /// The session's own `control` requests, sent on another connection with its token.
     let controls: SessionControls
 
-    init(origin: any RequestOrigin, operation: RequestOperation, now: LoopInstant, controls: SessionControls) {
+    init(origin: any RequestOrigin, operation: RequestOperation, idle: IdleTimer, controls: SessionControls) {
         self.origin = origin
         self.operation = operation
-        self.lastActivity = now
+        self.idle = idle
         self.controls = controls
     }
 }
@@ -75,15 +74,16 @@ extension Accessory {
     func beginRawSession(for operation: RequestOperation) -> RawSession {
         let origin = operation.origin
         onRawSessionStarting?(self, origin)
+        let idle = IdleTimer(scheduler: loop, limit: .milliseconds(limits.attachIdleMs))
         let session = RawSession(
             origin: origin,
             operation: operation,
-            now: loop.now,
+            idle: idle,
             controls: SessionControls(loop: loop, name: name)
         )
         lease.attach(by: origin.clientID)
         rawSession = session
-        armRawIdleTimer(session, after: .milliseconds(limits.attachIdleMs))
+        idle.start { [link] in link.accessory?.rawSessionIdle(session) }
         log(.info, "\(name): attached raw to client \(origin.clientID)")
         return session
     }
@@ -109,7 +109,7 @@ extension Accessory {
             return
         }
         counters.bytesOut += UInt64(bytes.count)
-        session.lastActivity = loop.now
+        session.idle.activity()
         session.unflushed += bytes.count
         if channel.queuedOutboundBytes == 0 { rawDrained() }
     }
@@ -122,19 +122,10 @@ extension Accessory {
         if session.gate.release(count) { session.origin.pauseRawInput(false) }
     }
 
-    /// One timer per session, re-armed from the last activity when it fires: no timer work per
-    /// byte. Device loop.
-    private func armRawIdleTimer(_ session: RawSession, after delay: Duration) {
-        session.idleTimer = loop.scheduleTimer(after: delay) { [link] in
-            link.accessory?.rawIdleTimerFired(session)
-        }
-    }
-
-    private func rawIdleTimerFired(_ session: RawSession) {
+    /// No byte went either way for `limits.attach_idle_ms`: a notice line, then the client is
+    /// disconnected. Device loop.
+    private func rawSessionIdle(_ session: RawSession) {
         guard rawSession === session else { return }
-        let limit = Duration.milliseconds(limits.attachIdleMs)
-        let idle = loop.now - session.lastActivity
-        guard idle >= limit else { return armRawIdleTimer(session, after: limit - idle) }
         let reason = "no bytes either way for \(limits.attachIdleMs) ms (limits.attach_idle_ms)"
         log(.notice, "\(name): ending the raw session of client \(session.origin.clientID): \(reason)")
         // The one line the daemon itself writes into a raw stream, as its last: a JSON-RPC
@@ -152,8 +143,7 @@ extension Accessory {
     func endRawSession(disconnecting reason: String?) {
         guard let session = rawSession else { return }
         rawSession = nil
-        session.idleTimer?.cancel()
-        session.idleTimer = nil
+        session.idle.stop()
         endSessionControls(session)
         log(.info, "\(name): raw session of client \(session.origin.clientID) ended")
         if let reason { session.origin.disconnect(reason: reason) }

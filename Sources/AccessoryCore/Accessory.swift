@@ -48,7 +48,7 @@ public final class Accessory: @unchecked Sendable {  // @unchecked: all mutable 
     /// The executing request that receives frames, if any.
     var claimant: RequestOperation?
     /// Fires at or before the claimant's deadline (``watchResponseDeadline(_:)``).
-    var deadlineTimer: LoopTimer?
+    let responseDeadline: ResponseDeadline
     /// The `attach`ed client, if any (``RawSession``).
     var rawSession: RawSession?
     /// Discards what comes between a request that gave up on its answer and the next request.
@@ -67,9 +67,7 @@ public final class Accessory: @unchecked Sendable {  // @unchecked: all mutable 
     /// What becomes of arriving requests; those parked behind another client's lock.
     let admission: Admission<RequestOperation>
     /// Reads the modem lines while someone subscribes to `device.lines` (``pollLines(_:changed:)``).
-    var linePoll: LoopTimer?
-    /// The lines at the last poll.
-    var lastPolledLines: ModemLines?
+    let linePoll: LinePoll
     var isShutDown = false
 
     /// Told about every state change. Device loop.
@@ -120,6 +118,7 @@ public final class Accessory: @unchecked Sendable {  // @unchecked: all mutable 
             initialMs: settings.reconnect.initialMs,
             maximumMs: settings.reconnect.maxMs
         )
+        self.linePoll = LinePoll(scheduler: loop, interval: Self.linePollInterval)
         // The configuration loader already compiled these once; a failure here would be a bug.
         self.untilPattern = settings.response.until.flatMap { try? Regex($0) }
         self.unsolicitedPatterns = settings.unsolicited.compactMap { try? Regex($0) }
@@ -133,6 +132,10 @@ public final class Accessory: @unchecked Sendable {  // @unchecked: all mutable 
         let admission = Admission<RequestOperation>(scheduler: loop, queueDepth: limits.queueDepth)
         admission.onParkExpired = { [link] op in link.accessory?.parkedWaitExpired(op) }
         self.admission = admission
+        let deadline = ResponseDeadline(scheduler: loop)
+        deadline.currentDue = { [link] in link.accessory?.claimant?.deadline }
+        deadline.onPassed = { [link] in link.accessory?.claimant?.deadlinePassed() }
+        self.responseDeadline = deadline
         self.resync = Resync(
             scheduler: loop,
             settle: .milliseconds(settings.resync.settleMs),

@@ -19,7 +19,7 @@ extension ControlServer {
                 return
             }
             guard let fd = accepted else { return }
-            let ended = backoff.succeeded()
+            let ended = acceptPause.succeeded()
             if ended > 0 {
                 logger.log(.notice, "accepting clients on \(socketName) again after \(ended) failed attempts")
             }
@@ -42,16 +42,13 @@ extension ControlServer {
             // Out of descriptors or memory (or anything unexpected): the socket stays readable, so
             // retrying now would spin. Pause it and retry on a timer.
             counters.acceptErrors.increment()
-            let delay = backoff.failed()
-            let level: ControlServerLogger.Level = backoff.failures == 1 ? .error : .debug
-            logger.log(level, "accept on \(socketName) failed: \(error); pausing new connections for \(delay)")
             listenSource?.setInterest(.none)
-            retryTimer?.cancel()
-            retryTimer = loop.scheduleTimer(after: delay) { [weak self] in
+            let delay = acceptPause.failed { [weak self] in
                 guard let self, self.state == .running else { return }
-                self.retryTimer = nil
                 self.listenSource?.setInterest(.readable)
             }
+            let level: ControlServerLogger.Level = acceptPause.failures == 1 ? .error : .debug
+            logger.log(level, "accept on \(socketName) failed: \(error); pausing new connections for \(delay)")
             return false
         }
     }

@@ -51,8 +51,7 @@ extension ControlServer {
     }
 
     private func stopListening() {
-        retryTimer?.cancel()
-        retryTimer = nil
+        acceptPause.cancel()
         // Remove the name first, so that a client arriving now is told "no such file" rather than
         // waiting in a queue nobody reads.
         socketFile?.removeIfOurs()

@@ -52,10 +52,10 @@ public final class ControlServer: @unchecked Sendable {  // @unchecked: vars loo
     /// Whether a connection without `SO_PEERGROUPS` was logged at warning (once; then at debug).
     var warnedGroupsUnknown = false
     var nextConnectionID: UInt64 = 1
-    var backoff: AcceptBackoff
+    /// Stops watching the listening socket for a while after `accept` ran out of descriptors.
+    let acceptPause: AcceptPause
     /// Request bytes all clients together may still send in this turn of the loop.
     var inputBudget: InputBudget
-    var retryTimer: LoopTimer?
     var rejectionLog = LogThrottle(interval: .seconds(1))
     var shutdownTimer: LoopTimer?
     var shutdownCompletions: [@Sendable () -> Void] = []
@@ -78,7 +78,11 @@ public final class ControlServer: @unchecked Sendable {  // @unchecked: vars loo
         self.socketName = socket.displayName
         self.socketFile = socket.file
         self.pendingListener = Locked(socket.descriptor)
-        self.backoff = AcceptBackoff(initial: limits.acceptRetryInitial, maximum: limits.acceptRetryMaximum)
+        self.acceptPause = AcceptPause(
+            scheduler: loop,
+            initial: limits.acceptRetryInitial,
+            maximum: limits.acceptRetryMaximum
+        )
         self.readBuffer = .allocate(capacity: 65_536)
         self.inputBudget = InputBudget(perTurn: limits.inputBytesPerTurn)
     }

@@ -112,7 +112,7 @@ struct RequestTests {
             let start = MonotonicNow.seconds()
             for byte in bytes {
                 #expect(client.send(bytes: [byte]))
-                usleep(pause)
+                usleep(pause)  // Spreads the bytes over real time: a slow writer is what is tested.
             }
             #expect(MonotonicNow.seconds() - start >= 0.19)
             let response = try #require(client.readResponse())

@@ -33,6 +33,8 @@ final class TestClient {
             }
             switch result {
             case .success(.processed(let n)): offset += n
+            // The kernel's socket buffer is full until the server reads: poll for that (bounded by
+            // the deadline above).
             case .success(.wouldBlock): usleep(500)
             case .failure: return false
             }

@@ -55,7 +55,7 @@ func runProgram(_ argv: [String], seconds: Double = 10) -> (status: Int32, outpu
             exited = true
             break
         }
-        usleep(2000)
+        usleep(2000)  // Polls the child process's pty and exit (bounded by the deadline above).
     }
     if !exited {
         kill(pid, SIGKILL)
