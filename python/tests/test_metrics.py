@@ -95,8 +95,9 @@ def test_the_shipped_timer_service_writes_the_file_atomically(daemon: Daemon) ->
     with tempfile.TemporaryDirectory(prefix="adprom-") as folder:
         # What systemd hands the shell: ${TEXTFILE_DIR} expanded, `$$` made `$`.
         script = command.group(1).replace("${TEXTFILE_DIR}", folder).replace("$$", "$")
-        script = script.replace("/usr/local/bin/accessoryctl", str(products() / "accessoryctl"))
-        environment = dict(os.environ, ACCESSORYD_SOCKET=daemon.socket)
+        # systemd's PATH for services finds the installed accessoryctl; here, the built one.
+        search = f"{products()}:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
+        environment = dict(os.environ, ACCESSORYD_SOCKET=daemon.socket, PATH=search)
         for _ in range(2):  # the second run replaces the first file
             subprocess.run(["/bin/sh", "-ec", script], env=environment, check=True, timeout=30)
             assert os.listdir(folder) == ["accessoryd.prom"]
