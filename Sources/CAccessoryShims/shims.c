@@ -281,45 +281,48 @@ pid_t cas_spawn(const char *path, char *const argv[], int stdout_fd) {
     return pid;
 }
 
-// A child that dies with the thread that started it. posix_spawn cannot run prctl in the child,
-// so this forks; between fork and exec the child makes only async-signal-safe calls (the parent
-// may have other threads, whose locks the child must not touch). The parent-death signal is set
-// first, then the parent is checked to still be the one that forked: had it died in between,
-// the child was already reparented and no signal would ever come. An exec failure reaches the
-// parent as the errno written to a close-on-exec pipe (nothing read means exec succeeded).
-pid_t cas_spawn_tied(const char *path, char *const argv[], int stdout_fd, int death_signal) {
-    int report[2];
+// Fork with a close-on-exec "report" pipe: an exec failure reaches the parent as the errno the
+// child writes to it (nothing read means exec succeeded). Returns the pid (0 in the child), or
+// -1 with errno set.
+static pid_t fork_with_report(int report[2]) {
     if (pipe2(report, O_CLOEXEC) != 0) return -1;
-    pid_t parent = getpid();
     pid_t pid = fork();
     if (pid < 0) {
         int saved = errno;
         close(report[0]);
         close(report[1]);
         errno = saved;
-        return -1;
     }
-    if (pid == 0) {
-        int err = 0;
-        if (prctl(PR_SET_PDEATHSIG, death_signal) != 0) err = errno;
-        else if (getppid() != parent) _exit(127);
-        if (err == 0 && stdout_fd >= 0 && dup2(stdout_fd, 1) < 0) err = errno;
-        if (err == 0) {
-            struct sigaction dfl;
-            memset(&dfl, 0, sizeof(dfl));
-            dfl.sa_handler = SIG_DFL;
-            int defaults[] = {SIGTERM, SIGINT, SIGHUP, SIGPIPE, SIGCHLD};
-            for (unsigned i = 0; i < sizeof(defaults) / sizeof(defaults[0]); i++) sigaction(defaults[i], &dfl, NULL);
-            sigset_t empty;
-            sigemptyset(&empty);
-            sigprocmask(SIG_SETMASK, &empty, NULL);
-            execve(path, argv, environ);
-            err = errno;
-        }
-        ssize_t ignored = write(report[1], &err, sizeof(err));
-        (void)ignored;
-        _exit(127);
+    return pid;
+}
+
+// In the child, unless `err` already says what failed: the `defaults` signals back to their
+// default action, the `ignored` ones ignored, no signal blocked, then exec. Whatever failed is
+// reported to the parent. Async-signal-safe calls only: the parent may have other threads.
+static void exec_or_report(const char *path, char *const argv[], int report_fd, int err,
+                           const int *defaults, unsigned defaults_count,
+                           const int *ignored, unsigned ignored_count) {
+    if (err == 0) {
+        struct sigaction action;
+        memset(&action, 0, sizeof(action));
+        action.sa_handler = SIG_DFL;
+        for (unsigned i = 0; i < defaults_count; i++) sigaction(defaults[i], &action, NULL);
+        action.sa_handler = SIG_IGN;
+        for (unsigned i = 0; i < ignored_count; i++) sigaction(ignored[i], &action, NULL);
+        sigset_t empty;
+        sigemptyset(&empty);
+        sigprocmask(SIG_SETMASK, &empty, NULL);
+        execve(path, argv, environ);
+        err = errno;
     }
+    ssize_t unused = write(report_fd, &err, sizeof(err));
+    (void)unused;
+    _exit(127);
+}
+
+// In the parent: reads the child's exec report. On a failed exec the child is reaped and -1
+// returned with the child's errno; otherwise the pid.
+static pid_t await_exec_report(int report[2], pid_t pid) {
     close(report[1]);
     int child_errno = 0;
     ssize_t n;
@@ -336,54 +339,41 @@ pid_t cas_spawn_tied(const char *path, char *const argv[], int stdout_fd, int de
     return pid;
 }
 
+#define COUNT(array) ((unsigned)(sizeof(array) / sizeof((array)[0])))
+
+// A child that dies with the thread that started it. posix_spawn cannot run prctl in the child,
+// so this forks. The parent-death signal is set first, then the parent is checked to still be
+// the one that forked: had it died in between, the child was already reparented and no signal
+// would ever come.
+pid_t cas_spawn_tied(const char *path, char *const argv[], int stdout_fd, int death_signal) {
+    int report[2];
+    pid_t parent = getpid();
+    pid_t pid = fork_with_report(report);
+    if (pid < 0) return -1;
+    if (pid == 0) {
+        int err = 0;
+        if (prctl(PR_SET_PDEATHSIG, death_signal) != 0) err = errno;
+        else if (getppid() != parent) _exit(127);
+        if (err == 0 && stdout_fd >= 0 && dup2(stdout_fd, 1) < 0) err = errno;
+        static const int defaults[] = {SIGTERM, SIGINT, SIGHUP, SIGPIPE, SIGCHLD};
+        exec_or_report(path, argv, report[1], err, defaults, COUNT(defaults), NULL, 0);
+    }
+    return await_exec_report(report, pid);
+}
+
+// A child on the given descriptors, ignoring SIGINT and SIGQUIT (the header says why).
 pid_t cas_spawn_piped(const char *path, char *const argv[], int in_fd, int out_fd, int err_fd) {
     int report[2];
-    if (pipe2(report, O_CLOEXEC) != 0) return -1;
-    pid_t pid = fork();
-    if (pid < 0) {
-        int saved = errno;
-        close(report[0]);
-        close(report[1]);
-        errno = saved;
-        return -1;
-    }
+    pid_t pid = fork_with_report(report);
+    if (pid < 0) return -1;
     if (pid == 0) {
-        // Only async-signal-safe calls until execve: the parent may have other threads.
         int err = 0;
         if (dup2(in_fd, 0) < 0 || dup2(out_fd, 1) < 0 || dup2(err_fd, 2) < 0) err = errno;
-        if (err == 0) {
-            struct sigaction action;
-            memset(&action, 0, sizeof(action));
-            action.sa_handler = SIG_DFL;
-            int defaults[] = {SIGTERM, SIGHUP, SIGPIPE, SIGCHLD};
-            for (unsigned i = 0; i < sizeof(defaults) / sizeof(defaults[0]); i++) sigaction(defaults[i], &action, NULL);
-            action.sa_handler = SIG_IGN;
-            sigaction(SIGINT, &action, NULL);
-            sigaction(SIGQUIT, &action, NULL);
-            sigset_t empty;
-            sigemptyset(&empty);
-            sigprocmask(SIG_SETMASK, &empty, NULL);
-            execve(path, argv, environ);
-            err = errno;
-        }
-        ssize_t ignored = write(report[1], &err, sizeof(err));
-        (void)ignored;
-        _exit(127);
+        static const int defaults[] = {SIGTERM, SIGHUP, SIGPIPE, SIGCHLD};
+        static const int ignored[] = {SIGINT, SIGQUIT};
+        exec_or_report(path, argv, report[1], err, defaults, COUNT(defaults), ignored, COUNT(ignored));
     }
-    close(report[1]);
-    int child_errno = 0;
-    ssize_t n;
-    do {
-        n = read(report[0], &child_errno, sizeof(child_errno));
-    } while (n < 0 && errno == EINTR);
-    close(report[0]);
-    if (n == (ssize_t)sizeof(child_errno)) {
-        int status;
-        while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {}
-        errno = child_errno;
-        return -1;
-    }
-    return pid;
+    return await_exec_report(report, pid);
 }
 
 pid_t cas_wait_child(pid_t pid, int nohang, int *exit_code, int *term_signal) {
