@@ -69,13 +69,21 @@ if [ ${#missing[@]} -gt 0 ]; then
   echo "installing missing packages: ${missing[*]}"
   if [ "$(id -u)" -ne 0 ]; then SUDO=sudo; else SUDO=; fi
   export DEBIAN_FRONTEND=noninteractive
-  # Installing gpsd must not start (or socket-activate) the system's gpsd: while apt runs, a
-  # policy-rc.d that refuses every start is in place unless the machine has one already.
-  if [[ " ${missing[*]} " == *" gpsd "* ]] && [ ! -e /usr/sbin/policy-rc.d ]; then
+  # Installing gpsd or openssh-server (test dependencies) must not start the system's gpsd or
+  # sshd: while apt runs, a policy-rc.d that refuses every start is in place unless the machine
+  # has one already; afterwards, under systemd, the units the packages enabled are disabled again.
+  services=()
+  [[ " ${missing[*]} " == *" gpsd "* ]] && services+=(gpsd.socket gpsd.service)
+  [[ " ${missing[*]} " == *" openssh-server "* ]] && services+=(ssh.socket ssh.service)
+  if [ ${#services[@]} -gt 0 ] && [ ! -e /usr/sbin/policy-rc.d ]; then
     printf '#!/bin/sh\nexit 101\n' | $SUDO tee /usr/sbin/policy-rc.d >/dev/null
     $SUDO chmod 755 /usr/sbin/policy-rc.d
     trap '$SUDO rm -f /usr/sbin/policy-rc.d' EXIT
   fi
   $SUDO apt-get update -qq
   $SUDO apt-get install -y -qq "${missing[@]}" >/dev/null
+  if [ ${#services[@]} -gt 0 ] && [ -d /run/systemd/system ]; then
+    $SUDO systemctl disable --now "${services[@]}" >/dev/null 2>&1 || true
+    echo "installed for the tests only, left disabled: ${services[*]}"
+  fi
 fi
