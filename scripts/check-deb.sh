@@ -23,6 +23,11 @@ lintian --fail-on error --suppress-tags-from-file "$HERE/packaging/lintian-accep
 ROOT="$(mktemp -d /tmp/accessoryd-deb-check.XXXXXX)"
 trap 'rm -rf "$ROOT"' EXIT
 dpkg-deb -x "$DEB" "$ROOT/pkg"
+# The Python client's package, built beside it by make-deb.sh, unpacked into the same root.
+PYDEB="$(dirname "$DEB")/python3-accessoryd_$(dpkg-deb -f "$DEB" Version)_all.deb"
+echo "-- lintian $(basename "$PYDEB")"
+lintian --fail-on error --suppress-tags-from-file "$HERE/packaging/lintian-accepted" "$PYDEB"
+dpkg-deb -x "$PYDEB" "$ROOT/pkg"
 echo "-- unpacked into $ROOT/pkg: $(cd "$ROOT/pkg" && find . -type f | wc -l) files"
 
 echo "-- the man pages render cleanly"
@@ -80,6 +85,13 @@ done
 answer="$("$BIN/accessoryctl" --socket "$RUN/accessoryd.sock" transact echo "hello from the package")"
 [ "$answer" = "hello from the package" ] || { cat "$RUN/daemon.log"; echo "check-deb: transact answered: $answer" >&2; exit 1; }
 echo "transact echo: $answer"
+answer="$(PYTHONPATH="$ROOT/pkg/usr/lib/python3/dist-packages" /usr/bin/python3 -c '
+import sys, accessoryd
+with accessoryd.Client(sys.argv[1]) as client:
+    print(client.transact("echo", "hello from python3-accessoryd")[0].text)
+' "$RUN/accessoryd.sock")"
+[ "$answer" = "hello from python3-accessoryd" ] || { echo "check-deb: the packaged Python client got: $answer" >&2; exit 1; }
+echo "python3-accessoryd transact echo: $answer"
 stop
 trap - EXIT
 INSIDE

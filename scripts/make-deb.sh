@@ -81,6 +81,9 @@ echo "make-deb: $OUT/$NAME.deb (Depends: $depends)"
 if command -v lintian >/dev/null; then
   echo "-- lintian (accepted warnings: docs/packaging.md)"
   lintian --fail-on error --suppress-tags-from-file "$HERE/packaging/lintian-accepted" "$OUT/$NAME.deb"
+  "$HERE/scripts/make-python-deb.sh" "$VERSION"
+  lintian --fail-on error --suppress-tags-from-file "$HERE/packaging/lintian-accepted" \
+    "$OUT/python3-accessoryd_${VERSION}_all.deb"
 else
   echo "make-deb: lintian is not installed (scripts/install-deps.sh --deb installs it)" >&2
   exit 1
