@@ -12,6 +12,8 @@ public enum Inotify {
         public static let movedTo = Mask(rawValue: UInt32(IN_MOVED_TO))
         public static let deleteSelf = Mask(rawValue: UInt32(IN_DELETE_SELF))
         public static let moveSelf = Mask(rawValue: UInt32(IN_MOVE_SELF))
+        /// The watched file was opened (for a device node: some program opened the device).
+        public static let opened = Mask(rawValue: UInt32(IN_OPEN))
         /// Reported only: the watch is gone (removed, or its object deleted).
         public static let ignored = Mask(rawValue: UInt32(IN_IGNORED))
         /// Reported only: events were lost because the queue filled up.

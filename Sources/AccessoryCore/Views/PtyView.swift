@@ -17,8 +17,9 @@ import Transports
 /// opened and closed, the master reports `POLLHUP` until someone opens the slave again. (The
 /// daemon opens the slave once at creation, to set its mode, owner and group, and closes it, so
 /// the state is right from the start.) While nobody has it open, the master is not watched (a
-/// hang-up is reported continuously) and ``ViewSet`` polls it a few times a second; what the
-/// accessory sends meanwhile is not kept for a later reader.
+/// hang-up is reported continuously): ``ViewOpenWatch`` reports the slave's opens, and
+/// ``ViewSet`` also polls a few times a second; what the accessory sends meanwhile is not kept
+/// for a later reader.
 ///
 /// Device loop only (`@unchecked Sendable`: a ``RequestOrigin`` must be Sendable; every member
 /// is used on the device loop).

@@ -8,7 +8,8 @@ import SystemCalls
 /// ones are made again; removed ones closed), and closed at shutdown. Views belong to accessory
 /// names, not accessory objects, so a reload that replaces an accessory keeps its views.
 ///
-/// Also the one timer that notices programs opening views nobody had open (``PtyView``).
+/// Also what notices programs opening views nobody had open (``PtyView``): an inotify watch on
+/// each view's pty (``ViewOpenWatch``), and one timer as the fallback.
 ///
 /// Device loop only.
 final class ViewSet {
@@ -19,7 +20,10 @@ final class ViewSet {
     /// Views that could not be made, with why (shown in `device.status`).
     private(set) var failures: [(accessory: String, path: String, error: ViewError)] = []
     private var byAccessory: [String: [PtyView]] = [:]
-    private var pollTimer: LoopTimer?
+    /// The fallback poll (internal: a test cancels it, to see the watch alone notice an open).
+    var pollTimer: LoopTimer?
+    /// Notices at once that a program opened a view (the poll is the fallback).
+    private lazy var openWatch = ViewOpenWatch(loop: registry.loop)
     /// View client ids are far above the control server's connection ids (counted from 1).
     private var nextClientID: UInt64 = 1 << 62
 
@@ -45,6 +49,7 @@ final class ViewSet {
             }) {
                 kept.append(view)
             } else {
+                openWatch.forget(view)
                 view.close(reason: "changed or removed by the configuration")
             }
         }
@@ -54,6 +59,9 @@ final class ViewSet {
             do {
                 let view = try make(accessory: w.accessory, settings: w.settings, path: w.path)
                 views.append(view)
+                openWatch.watch(view)
+                // Opened before the watch was there: seen now rather than at the next poll.
+                _ = view.checkOpened()
                 registry.log(.info, "view \(w.path) of \(w.accessory): \(view.slavePath), \(w.settings.mode.rawValue)")
             } catch {
                 failures.append((w.accessory, w.path, error))
@@ -104,6 +112,7 @@ final class ViewSet {
         for view in views { view.close(reason: "the daemon is stopping") }
         views = []
         byAccessory = [:]
+        openWatch.close()
         pollTimer?.cancel()
         pollTimer = nil
     }
