@@ -34,26 +34,15 @@ extension Accessory {
         log(.info, "\(name): tracing to \(trace.file) (\(trace.format.rawValue))")
     }
 
-    /// How long ``stopTraceFile()`` waits for the writer to finish: the device loop serves
-    /// everyone meanwhile.
-    static let traceCloseLimit: Duration = .seconds(2)
-
-    /// Stops the trace file's writer: what is queued is written, the file closed. Waits for the
-    /// writer thread at most ``traceCloseLimit`` (a write in progress: a stalled disk must not
-    /// stall the device loop with it, at shutdown or reload); past that the writer finishes by
-    /// itself, and the log says so. Device loop.
+    /// Stops the trace file's writer: it writes what is queued and closes the file on its own
+    /// thread. The device loop does not wait for it (a stalled disk must not stall everyone's
+    /// accessories, at reload or shutdown); the daemon's main thread waits, bounded, at exit
+    /// (``TraceWriter/awaitFinishing(within:)``). Device loop.
     func stopTraceFile() {
         guard let writer = trafficTap?.writer else { return }
         trafficTap?.writer = nil
         updateTap()
-        if !writer.close(within: Self.traceCloseLimit) {
-            let file = settings.trace?.file ?? "the trace file"
-            log(
-                .warning,
-                "\(name): trace: the writer did not finish within \(Self.traceCloseLimit) (is the disk of \(file) "
-                    + "stalled?); not waiting for it: it closes the file when it can, and the last records may be missing"
-            )
-        }
+        writer.finish()
     }
 
     /// The clients subscribed to this accessory's traffic changed. Device loop.

@@ -3,6 +3,7 @@ import ControlProtocol
 import Hotplug
 import IOLoop
 import Operations
+import TrafficTrace
 import Transports
 
 /// The daemon's accessories, their subscribers and the requests in flight, on the device loop.
@@ -157,6 +158,13 @@ public final class AccessoryRegistry: @unchecked Sendable {  // @unchecked: muta
         if let held = inflightPerClient[key.client] {
             inflightPerClient[key.client] = held > 1 ? held - 1 : nil
         }
+    }
+
+    /// Waits, at most `limit` in all, for the trace files that accessories stopped (at shutdown
+    /// or a reload) to be written and closed; true if all were. The device loop never waits for
+    /// them: the daemon's main thread calls this at exit, after the loops have stopped.
+    public static func awaitTraceFiles(within limit: Duration) -> Bool {
+        TraceWriter.awaitFinishing(within: limit)
     }
 
     /// Closes every accessory; what is still queued fails with `device unavailable`. Device loop.

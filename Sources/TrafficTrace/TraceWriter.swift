@@ -114,6 +114,35 @@ public final class TraceWriter: Sendable {
         closing()?.join(within: limit) ?? true
     }
 
+    /// Tells the thread to write what is queued, close the sink and end, without waiting for it:
+    /// for the device loop, which must not wait on a disk. The thread is joined later by
+    /// ``awaitFinishing(within:)`` (the daemon's main thread, at exit), or ends by itself. Any
+    /// thread but the writer's.
+    public func finish() {
+        guard let worker = closing() else { return }
+        Self.finishing.withLock { $0.append(worker) }
+    }
+
+    /// Writer threads told to ``finish()`` and not yet joined. Process-wide, as the threads are.
+    private static let finishing = Locked<[WorkerThread]>([])
+
+    /// Waits for every writer told to ``finish()`` so far, all within one `limit` (a stalled disk
+    /// must not hold the daemon's exit for long): true if all had ended; those still writing are
+    /// left to end by themselves. Any thread but a writer's; not on a loop thread.
+    public static func awaitFinishing(within limit: Duration) -> Bool {
+        let workers = finishing.withLock { list in
+            let taken = list
+            list.removeAll()
+            return taken
+        }
+        let deadline = ContinuousClock.now + limit
+        var allEnded = true
+        for worker in workers where !worker.join(within: max(deadline - ContinuousClock.now, .zero)) {
+            allEnded = false
+        }
+        return allEnded
+    }
+
     /// Tells the thread to finish; the thread, unless another close took it already.
     private func closing() -> WorkerThread? {
         shared.withLock { s in

@@ -144,6 +144,14 @@ final class Daemon {
             if controlLoop !== deviceLoop { controlLoop.shutdown() }
             deviceLoop.shutdown()
             simulators.stop()
+            // The accessories told their trace writers to finish; here, off the loops, is where
+            // waiting for a disk is allowed, and bounded.
+            if !AccessoryRegistry.awaitTraceFiles(within: .seconds(2)) {
+                log(
+                    .warning,
+                    "trace: a writer did not finish within 2 s (is its disk stalled?); the last records may be missing"
+                )
+            }
         }
         // The main thread sleeps until the device loop has opened the accessories (no polling:
         // a 1 ms poll cost a wake-up per millisecond of start-up and up to 1 ms of latency).

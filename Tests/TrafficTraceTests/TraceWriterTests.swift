@@ -82,6 +82,36 @@ struct TraceWriterTests {
         #expect(sink.lines.map { $0.hasSuffix(": first") || $0.hasSuffix(": second") } == [true, true])
     }
 
+    @Test("finish returns at once on a stalled disk; awaitFinishing waits for it, bounded, and later succeeds")
+    func finishDoesNotWaitAndAwaitFinishingIsBounded() {
+        let sink = RecordingSink()
+        sink.state.mutate { $0.stallNextWrite = true }
+        let writer = TraceWriter(device: "d", layout: .text, sink: sink) { _ in }
+        Self.append(writer, "first")
+        #expect(Wait.until(seconds: 10) { sink.state.value.stalled })
+        Self.append(writer, "second")
+        let started = MonotonicClock.nowNanoseconds()
+        writer.finish()  // What the device loop calls: it must not wait for the stuck sink.
+        #expect(MonotonicClock.nowNanoseconds() - started < 1_000_000_000, "finish waited for the disk")
+        #expect(sink.state.value.stalled && !sink.state.value.closed)
+        #expect(!TraceWriter.awaitFinishing(within: .milliseconds(100)), "the writer is stuck in the sink")
+        // The disk comes back: the writer writes what was queued and closes the sink by itself.
+        sink.state.mutate { $0.stalled = false }
+        #expect(Wait.until(seconds: 10) { sink.state.value.closed })
+        #expect(sink.lines.map { $0.hasSuffix(": first") || $0.hasSuffix(": second") } == [true, true])
+    }
+
+    @Test("awaitFinishing waits for a finishing writer that is not stuck")
+    func awaitFinishingWaitsForTheWriter() {
+        let sink = RecordingSink()
+        let writer = TraceWriter(device: "d", layout: .text, sink: sink) { _ in }
+        for index in 0..<50 { Self.append(writer, "line \(index)") }
+        writer.finish()
+        #expect(TraceWriter.awaitFinishing(within: .seconds(10)))
+        #expect(sink.state.value.closed)
+        #expect(sink.lines.count == 50)
+    }
+
     @Test("a bounded close of a writer that is not stuck waits for it and says so")
     func boundedCloseThatFinishes() {
         let sink = RecordingSink()
