@@ -126,7 +126,7 @@ extension PtyView {
         switch session {
         case .attached(let input):
             counters.framesToDevice += 1
-            lastActivity = loop.now
+            idle?.activity()
             input(bytes)
         case .attaching(let id, let pending):
             session = .attaching(id: id, pending: pending + bytes)
@@ -150,24 +150,23 @@ extension PtyView {
         if case .idle = session { return }
         session = .idle
         rawPaused = false
-        idleTimer?.cancel()
-        idleTimer = nil
+        stopIdleTimer()
         registry?.releaseEverything(of: self)
         registry?.log(.info, "view \(link.path): raw session on \(accessoryName) ended (\(reason))")
         updateInterest()
     }
 
-    /// `idle_ms`: one timer per session, re-armed from the last activity when it fires.
-    func armIdleTimer(after delay: Duration) {
-        idleTimer = loop.scheduleTimer(after: delay) { [weak self] in self?.idleTimerFired() }
+    /// `idle_ms`: the session ends after that long without a byte either way.
+    private func startIdleTimer() {
+        guard let ms = settings.idleMs else { return }
+        let timer = IdleTimer(scheduler: loop, limit: .milliseconds(ms))
+        idle = timer
+        timer.start { [weak self] in self?.endSession(reason: "no bytes either way for \(ms) ms (idle_ms)") }
     }
 
-    private func idleTimerFired() {
-        guard case .attached = session, let ms = settings.idleMs else { return }
-        let limit = Duration.milliseconds(ms)
-        let idle = loop.now - lastActivity
-        guard idle >= limit else { return armIdleTimer(after: limit - idle) }
-        endSession(reason: "no bytes either way for \(ms) ms (idle_ms)")
+    func stopIdleTimer() {
+        idle?.stop()
+        idle = nil
     }
 }
 
@@ -195,7 +194,7 @@ extension PtyView: RequestOrigin {
 
     func notify(line: [UInt8]) {
         guard !isClosed, case .attached = session else { return }
-        lastActivity = loop.now
+        idle?.activity()
         writeToProgram(line)
     }
 
@@ -203,8 +202,7 @@ extension PtyView: RequestOrigin {
         guard case .attaching(_, let pending) = session else { return }
         session = .attached(input: input)
         counters.sessions += 1
-        lastActivity = loop.now
-        if let ms = settings.idleMs { armIdleTimer(after: .milliseconds(ms)) }
+        startIdleTimer()
         registry?.log(.info, "view \(link.path): its program holds \(accessoryName) as a raw session")
         if !pending.isEmpty {
             counters.framesToDevice += 1
@@ -230,8 +228,7 @@ extension PtyView: RequestOrigin {
             if case .idle = session { return }
             session = .idle
             rawPaused = false
-            idleTimer?.cancel()
-            idleTimer = nil
+            stopIdleTimer()
             registry?.log(.info, "view \(link.path): raw session on \(accessoryName) ended (\(reason))")
             updateInterest()
         }

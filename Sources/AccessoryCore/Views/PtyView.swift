@@ -57,10 +57,8 @@ final class PtyView: @unchecked Sendable {
     var session: ExclusiveSession = .idle
     /// The raw session asked that the program's bytes wait (the device is behind).
     var rawPaused = false
-    /// `exclusive` with `idle_ms`: when a byte last went either way in the session, and the
-    /// one timer that checks it (re-armed from the last activity, no timer work per byte).
-    var lastActivity = LoopInstant(nanoseconds: 0)
-    var idleTimer: LoopTimer?
+    /// `exclusive` with `idle_ms`: ends the session after that long without a byte either way.
+    var idle: IdleTimer?
     /// Whether the accessory was ready at the last look (its changes are logged and counted).
     var accessoryReady = false
     /// Said once per view: a `monitor` view discards what programs write.
@@ -161,7 +159,7 @@ final class PtyView: @unchecked Sendable {
     func close(reason: String) {
         guard !isClosed else { return }
         isClosed = true
-        idleTimer?.cancel()
+        idle?.stop()
         source?.cancel()
         source = nil
         registry?.releaseEverything(of: self)
