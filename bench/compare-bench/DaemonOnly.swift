@@ -54,13 +54,21 @@ struct IdleResult {
     let stats: ProcessStats
 }
 
-/// Starts accessory-sim with `count` echo accessories and a second accessoryd owning them all,
-/// lets it settle for a second, then watches its CPU time for `seconds`.
-func measureIdle(_ lab: Lab, count: Int, seconds: Double) throws -> IdleResult {
+/// Starts accessory-sim with `count` accessories of `personality` and a second accessoryd owning
+/// them all (each with `member`'s extra configuration line, if any), lets it settle for a
+/// second, then watches its CPU time for `seconds`.
+func measureIdle(
+    _ lab: Lab,
+    count: Int,
+    seconds: Double,
+    personality: String = "echo",
+    name: String = "idle",
+    member: ((Int) -> String)? = nil
+) throws -> IdleResult {
     let simulator = try lab.start(
         lab.products + "/accessory-sim",
-        ["--personality", "echo", "--name", "idle", "--link", lab.file("idle"), "--count", String(count)],
-        log: "idle-sim.log"
+        ["--personality", personality, "--name", name, "--link", lab.file(name), "--count", String(count)],
+        log: "\(name)-sim.log"
     )
     defer { lab.stop(simulator) }
     try waitFor("accessory-sim to make \(count) accessories", seconds: 60) {
@@ -68,10 +76,11 @@ func measureIdle(_ lab: Lab, count: Int, seconds: Double) throws -> IdleResult {
         return simulator.output.split(separator: "\n").filter { $0.hasPrefix("READY ") }.count == count
     }
     let daemon = try lab.startDaemon(
-        accessories: (0..<count).map { ("idle\($0)", lab.file("idle\($0)")) },
-        socket: lab.file("idle.sock"),
+        accessories: (0..<count).map { ("\(name)\($0)", lab.file("\(name)\($0)")) },
+        socket: lab.file("\(name).sock"),
         maxClients: 1,
-        log: "idle-accessoryd"
+        log: "\(name)-accessoryd",
+        members: member.map { (0..<count).map($0) } ?? []
     )
     defer { lab.stop(daemon) }
     usleep(1_000_000)

@@ -153,34 +153,7 @@ func measureViews(_ lab: Lab, options: Options) throws -> ViewsResult {
 /// `count` simulated NMEA receivers (a fix a second), each with a `monitor` view nobody opens:
 /// the daemon's CPU over `seconds` and its memory at the end.
 func measureMonitorViews(_ lab: Lab, count: Int, seconds: Double) throws -> IdleResult {
-    let simulator = try lab.start(
-        lab.products + "/accessory-sim",
-        ["--personality", "nmea", "--name", "gps", "--link", lab.file("gps"), "--count", String(count)],
-        log: "gps-sim.log"
-    )
-    defer { lab.stop(simulator) }
-    try waitFor("accessory-sim to make \(count) receivers", seconds: 60) {
-        if let ended = simulator.poll() { throw BenchError("accessory-sim ended (\(ended)): \(simulator.output)") }
-        return simulator.output.split(separator: "\n").filter { $0.hasPrefix("READY ") }.count == count
+    try measureIdle(lab, count: count, seconds: seconds, personality: "nmea", name: "gps") {
+        "views: [{pty: gps\($0), mode: monitor}]"
     }
-    let daemon = try lab.startDaemon(
-        accessories: (0..<count).map { ("gps\($0)", lab.file("gps\($0)")) },
-        socket: lab.file("monitors.sock"),
-        maxClients: 1,
-        log: "monitors-accessoryd",
-        members: (0..<count).map { "views: [{pty: gps\($0), mode: monitor}]" }
-    )
-    defer { lab.stop(daemon) }
-    usleep(1_000_000)
-    let before = ProcessStats(daemon.pid).cpuNanoseconds
-    let start = Clock.nanoseconds()
-    usleep(useconds_t(seconds * 1e6))
-    let stats = ProcessStats(daemon.pid)
-    let wall = Double(Clock.nanoseconds() - start)
-    return IdleResult(
-        accessories: count,
-        seconds: seconds,
-        cpuPercent: Double(stats.cpuNanoseconds - before) / wall * 100,
-        stats: stats
-    )
 }
