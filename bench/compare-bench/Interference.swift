@@ -52,7 +52,8 @@ func measureInterference(
         socket: socket,
         maxClients: flooders + 2,
         log: tag,
-        extra: kind == .accessorydOwn ? "threads: {control: own}\n" : ""
+        extra: kind == .accessorydOwn ? "threads: {control: own}\n" : "",
+        daemon: kind == .accessorydBaseline ? lab.baselineProducts : nil
     )
     defer { lab.stop(daemon) }
     let connect = { try LineEndpoint(owning: try Socket.connectedUnixStream(to: .path(socket))) }

@@ -21,9 +21,15 @@ enum TargetKind: String, CaseIterable {
     case accessorydOwn = "accessoryd-own"
     /// `accessoryd` with a `text` trace file on the echo accessory: what tracing costs.
     case accessorydTraced = "accessoryd-traced"
+    /// `accessoryd` as another build made it (`--baseline DIR`, e.g. an earlier commit), in the
+    /// default layout: whether a change made the request path slower, measured in the same run.
+    /// Only with `--baseline`.
+    case accessorydBaseline = "accessoryd-baseline"
 
-    /// accessoryd in any of its configurations.
-    var isAccessoryd: Bool { self == .accessoryd || self == .accessorydOwn || self == .accessorydTraced }
+    /// accessoryd in any of its configurations, this build's or the baseline's.
+    var isAccessoryd: Bool {
+        self == .accessoryd || self == .accessorydOwn || self == .accessorydTraced || self == .accessorydBaseline
+    }
 }
 
 /// A running target: its echo accessory, the relay in front of it, and how a client connects.
@@ -97,10 +103,13 @@ struct EchoAccessory {
 final class Lab {
     let folder: String
     let products: String
+    /// Where the `accessoryd-baseline` target's accessoryd is (`--baseline DIR`).
+    let baselineProducts: String?
     private var children: [Child] = []
 
-    init(products: String) throws {
+    init(products: String, baselineProducts: String? = nil) throws {
         self.products = products
+        self.baselineProducts = baselineProducts
         folder = try FileIO.makeTemporaryDirectory(prefix: "/tmp/compare-bench-")
     }
 
@@ -128,9 +137,11 @@ final class Lab {
         }
     }
 
-    func echoAccessory(_ name: String) throws -> EchoAccessory {
+    /// An echo-accessory published at `name` in the lab's folder; `arguments` are more of its
+    /// options (e.g. `--baud N`).
+    func echoAccessory(_ name: String, _ arguments: [String] = []) throws -> EchoAccessory {
         let link = file(name)
-        let child = try start(products + "/echo-accessory", ["--link", link], log: name + ".log")
+        let child = try start(products + "/echo-accessory", ["--link", link] + arguments, log: name + ".log")
         let echo = EchoAccessory(child: child, link: link)
         try waitFor("echo-accessory \(name) to print READY", seconds: 10) {
             if let ended = child.poll() { throw BenchError("echo-accessory ended (\(ended)): \(child.output)") }
@@ -209,13 +220,14 @@ final class Lab {
             )
             try waitForSocket(socketPath, of: relay, "ser2net")
             return Target(kind: kind, wire: RawWire(), relay: relay, echo: echo, connector: connectSocket)
-        case .accessoryd, .accessorydOwn, .accessorydTraced:
+        case .accessoryd, .accessorydOwn, .accessorydTraced, .accessorydBaseline:
             let relay = try startDaemon(
                 echo: echo,
                 socket: socketPath,
                 maxClients: maxClients,
                 ownThread: kind == .accessorydOwn,
-                trace: kind == .accessorydTraced ? file("echo.trace") : nil
+                trace: kind == .accessorydTraced ? file("echo.trace") : nil,
+                baseline: kind == .accessorydBaseline
             )
             return Target(kind: kind, wire: RPCWire(device: "echo"), relay: relay, echo: echo, connector: connectSocket)
         }
@@ -228,7 +240,8 @@ final class Lab {
         socket: String,
         maxClients: Int,
         ownThread: Bool,
-        trace: String?
+        trace: String?,
+        baseline: Bool
     ) throws -> Child {
         let others = 15
         let simulator = try start(
@@ -245,9 +258,12 @@ final class Lab {
             accessories: accessories,
             socket: socket,
             maxClients: maxClients,
-            log: ownThread ? "accessoryd-own" : trace != nil ? "accessoryd-traced" : "accessoryd",
+            log: ownThread
+                ? "accessoryd-own"
+                : trace != nil ? "accessoryd-traced" : baseline ? "accessoryd-baseline" : "accessoryd",
             extra: ownThread ? "threads: {control: own}\n" : "",
-            trace: trace
+            trace: trace,
+            daemon: baseline ? baselineProducts : nil
         )
     }
 
@@ -261,7 +277,8 @@ final class Lab {
         log: String,
         extra: String = "",
         trace: String? = nil,
-        members: [String] = []
+        members: [String] = [],
+        daemon otherProducts: String? = nil
     ) throws -> Child {
         let config = file(log + ".yaml")
         try FileIO.writeFile(
@@ -280,9 +297,11 @@ final class Lab {
                 }
                 .joined()
         )
+        // A baseline build may predate `--runtime-dir`; the configuration names the socket and no
+        // simulated accessory, so nothing it runs needs the runtime folder.
         let daemon = try start(
-            products + "/accessoryd",
-            ["--config", config, "--runtime-dir", folder],
+            (otherProducts ?? products) + "/accessoryd",
+            ["--config", config] + (otherProducts == nil ? ["--runtime-dir", folder] : []),
             log: log + ".log"
         )
         try waitForSocket(socket, of: daemon, "accessoryd")

@@ -29,6 +29,9 @@ struct Options {
     var targets = TargetKind.allCases
     /// The folder with `accessoryd`, `accessory-sim` and `echo-accessory` (default: the folder of this executable).
     var products: String?
+    /// The folder with another build's `accessoryd` (e.g. an earlier commit's), run as the
+    /// `accessoryd-baseline` target beside this build's.
+    var baseline: String?
     /// Where the Markdown table goes, besides standard output.
     var output = "bench/results/latest.md"
 
@@ -50,19 +53,23 @@ struct Options {
           --interference S    seconds of accessoryd ticks and transacts timed quiet, then again
                               while 8 clients send 60 KB lines (default 2; 0 skips it)
           --targets LIST      any of direct,socat,ser2net,ser2net-default,accessoryd,
-                              accessoryd-own,accessoryd-traced (default: all)
+                              accessoryd-own,accessoryd-traced, accessoryd-baseline
+                              (default: all; the baseline only with --baseline)
           --no-views          skip the pty views section
           --views-only        run only the pty views section: an exclusive view streaming beside
                               attach and socat's PTY relay, a shared view's 16 B round trip beside
                               transact, 16 monitor views with no reader (--idle-seconds long)
           --products DIR      where accessoryd, accessory-sim and echo-accessory are
                               (default: next to compare-bench)
+          --baseline DIR      also run DIR/accessoryd (another build, e.g. an earlier commit's)
+                              as the target accessoryd-baseline: before/after in one run
           --output FILE       where the Markdown table is written (default bench/results/latest.md)
         """
 
     static func parse(_ arguments: [String]) throws -> Options {
         var options = Options()
         var rest = arguments[...]
+        var explicitTargets = false
         func text(_ flag: String) throws -> String {
             guard let value = rest.popFirst() else { throw BenchError("\(flag) needs a value\n\(usage)") }
             return value
@@ -99,6 +106,7 @@ struct Options {
                 }
                 options.interferenceSeconds = seconds
             case "--targets":
+                explicitTargets = true
                 options.targets = try text(flag).split(separator: ",").map {
                     guard let kind = TargetKind(rawValue: String($0)) else {
                         throw BenchError("unknown target \($0)\n\(usage)")
@@ -108,6 +116,7 @@ struct Options {
             case "--no-views": options.views = false
             case "--views-only": options.viewsOnly = true
             case "--products": options.products = try text(flag)
+            case "--baseline": options.baseline = try text(flag)
             case "--output": options.output = try text(flag)
             case "-h", "--help":
                 print(usage)
@@ -119,6 +128,14 @@ struct Options {
             throw BenchError("--requests and --slow-requests must be at least --rounds")
         }
         if !options.targets.contains(.direct) { options.targets.insert(.direct, at: 0) }
+        if options.baseline == nil {
+            guard !options.targets.contains(.accessorydBaseline) || !explicitTargets else {
+                throw BenchError("the accessoryd-baseline target needs --baseline DIR")
+            }
+            options.targets.removeAll { $0 == .accessorydBaseline }
+        } else if !options.targets.contains(.accessorydBaseline) {
+            options.targets.append(.accessorydBaseline)
+        }
         return options
     }
 }

@@ -75,6 +75,23 @@ extension Report {
             let p99 = replug.samples.percentile(0.99) / 1_000
             check(p99 < 50, "replug to ready p99 \(format(p99, 2)) ms < 50 ms")
         }
+        if let before = cpu(.accessorydBaseline), let after = cpu(.accessoryd),
+            let direct = small(.direct), let old = small(.accessorydBaseline), let new = small(.accessoryd)
+        {
+            // The request path must not get slower: this build against the baseline, same run.
+            let overheadBefore = old.percentile(0.5) - direct.percentile(0.5)
+            let overheadAfter = new.percentile(0.5) - direct.percentile(0.5)
+            check(
+                overheadAfter <= overheadBefore * 1.05,
+                "16 B p50 overhead over direct: accessoryd \(format(overheadAfter)) µs, baseline \(format(overheadBefore)) µs "
+                    + "(\(format(overheadAfter / overheadBefore, 2))×, ≤ 1.05×)"
+            )
+            check(
+                after <= before * 1.05,
+                "CPU per 16 B transact: accessoryd \(format(after, 2)) µs, baseline \(format(before, 2)) µs "
+                    + "(\(format(after / before, 2))×, ≤ 1.05×)"
+            )
+        }
         return lines + viewChecks()
     }
 }

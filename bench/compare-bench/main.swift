@@ -16,7 +16,10 @@ func run(_ options: Options) throws {
     for name in ["accessoryd", "accessory-sim", "echo-accessory"] where access(products + "/" + name, X_OK) != 0 {
         throw BenchError("\(products)/\(name) is not built: run scripts/compare-bench.sh, or pass --products DIR")
     }
-    let lab = try Lab(products: products)
+    if let baseline = options.baseline, access(baseline + "/accessoryd", X_OK) != 0 {
+        throw BenchError("\(baseline)/accessoryd is not built (--baseline DIR names the folder with it)")
+    }
+    let lab = try Lab(products: products, baselineProducts: options.baseline)
     defer { lab.finish() }
     if options.viewsOnly {
         var report = Report()
