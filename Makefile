@@ -6,7 +6,7 @@ STATIC = --static-swift-stdlib --scratch-path .build-static
 ## The built programs `install` copies (RELEASE_BIN=folder to install other builds).
 RELEASE_BIN ?= $(shell $(SWIFT) build -c release $(STATIC) --show-bin-path 2>/dev/null)
 .PHONY: deps bench-deps build test docs-check remote-bench python-test test-race lint format units demo bench micro-bench loop-bench ops-bench serial-bench soak soak-ci fuzz clean \
-	release install install-check deb deb-check footprint
+	release link-order install install-check deb deb-check footprint
 
 deps:
 	@scripts/install-deps.sh
@@ -163,8 +163,22 @@ ZSHCOMPDIR ?= $(DATADIR)/zsh/site-functions
 FISHCOMPDIR ?= $(DATADIR)/fish/vendor_completions.d
 PROGRAMS = accessoryd accessoryctl accessory-sim
 
+## libstdc++ is linked statically into the release build (docs/packaging.md, "Footprint": about
+## 1 MiB less resident, one dependency fewer). The toolchain's link line asks for -lstdc++, and lld
+## searches the build folder before gcc's: a link to the static archive there is what it finds.
+STATIC_BIN = $(shell $(SWIFT) build -c release $(STATIC) --show-bin-path 2>/dev/null)
 release: deps
+	@archive="$$(gcc -print-file-name=libstdc++.a)"; \
+	if [ ! -f "$$archive" ]; then echo "libstdc++.a not found (Debian: apt-get install libstdc++-12-dev)" >&2; exit 1; fi; \
+	mkdir -p "$(STATIC_BIN)" && ln -sfn "$$archive" "$(STATIC_BIN)/libstdc++.a"
 	for p in $(PROGRAMS); do $(SWIFT) build -c release $(STATIC) --product $$p || exit 1; done
+
+## Profiles the release daemon under callgrind and rewrites packaging/accessoryd.order, the
+## functions the linker places side by side (docs/packaging.md, "Footprint"), then relinks.
+link-order: release
+	python3 bench/footprint/link-order.py "$(STATIC_BIN)"
+	rm -f $(foreach p,$(PROGRAMS),"$(STATIC_BIN)/$(p)")
+	$(MAKE) --no-print-directory release
 
 ## Installs into $(DESTDIR)$(PREFIX); never overwrites an existing $(SYSCONFDIR)/accessoryd/accessoryd.yaml.
 install: $(if $(filter command line,$(origin RELEASE_BIN)),,release)

@@ -1,0 +1,125 @@
+#!/usr/bin/env python3
+"""Writes packaging/accessoryd.order: the functions accessoryd runs, for the linker to place
+side by side (lld --symbol-ordering-file; docs/packaging.md, "Footprint").
+
+    bench/footprint/link-order.py BIN_DIR [--output FILE]
+
+Why: the kernel maps a program's file pages around every page it faults in (64 KiB at a time),
+so the resident size of the code follows how far apart the functions that run are, not how much
+of them runs. Without an order, what a daemon runs is spread over most of the 6.7 MB `.text`
+(the Swift runtime and standard library are linked in statically); listed first, it fits in a
+few hundred KiB.
+
+How: BIN_DIR's accessoryd (the `make release` build, with its symbols) runs under valgrind's
+callgrind with 16 accessories on ptys (one accessory-sim --count 16), while accessoryctl does
+what a daemon's life is made of: list, status, transacts from 64 clients at once, lock, a
+monitor, a reload (SIGHUP), then SIGTERM. Every function callgrind saw run is written, once,
+in the order callgrind first recorded it, mangled as the linker knows it.
+
+A function renamed since the file was made is simply not ordered (the link passes
+--no-warn-symbol-ordering); `make footprint` shows when the file has gone stale. Run it again
+after large changes: `make link-order`.
+Starts and stops only its own processes, by pid.
+"""
+import os, signal, subprocess, sys, tempfile, time
+
+
+def wait_for(what, seconds, condition):
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if condition():
+            return
+        time.sleep(0.1)
+    sys.exit(f"link-order: timed out waiting for {what}")
+
+
+def executed_functions(profile):
+    """Function names in callgrind's output, in first-seen order (`fn=(id) name` defines an id;
+    `cfn=` lines name callees, which ran too)."""
+    names, seen = [], set()
+    with open(profile, errors="replace") as f:
+        for line in f:
+            if not (line.startswith("fn=") or line.startswith("cfn=")):
+                continue
+            value = line.split("=", 1)[1].strip()
+            if value.startswith("("):
+                closing = value.find(")")
+                value = value[closing + 1:].strip()
+            # callgrind marks a function's recursion levels (`name'2`): the same function.
+            if "'" in value:
+                value = value[:value.rindex("'")]
+            if value and value not in seen and not value.startswith("0x"):
+                seen.add(value)
+                names.append(value)
+    return names
+
+
+def main():
+    if len(sys.argv) < 2:
+        sys.exit(__doc__)
+    bin_dir = os.path.abspath(sys.argv[1])
+    output = sys.argv[sys.argv.index("--output") + 1] if "--output" in sys.argv else "packaging/accessoryd.order"
+    work = tempfile.mkdtemp(prefix="accessoryd-link-order.")
+    children = []
+    try:
+        sims = subprocess.Popen([os.path.join(bin_dir, "accessory-sim"), "--count", "16", "--link",
+                                 os.path.join(work, "dev")], stdout=subprocess.PIPE, text=True)
+        children.append(sims)
+        for _ in range(16):
+            if not sims.stdout.readline().startswith("READY "):
+                sys.exit("link-order: accessory-sim did not print READY")
+        sock = os.path.join(work, "accessoryd.sock")
+        config = os.path.join(work, "accessoryd.yaml")
+        with open(config, "w") as f:
+            f.write(f"socket:\n  path: {sock}\naccessories:\n")
+            for i in range(16):
+                f.write(f"  - name: echo{i}\n    path: {work}/dev{i}\n")
+        run = os.path.join(work, "run")
+        os.mkdir(run, 0o700)
+        profile = os.path.join(work, "callgrind.out")
+        # Debian 12's valgrind cannot read the DWARF 5 the toolchain writes; the symbol table is
+        # all this needs.
+        program = os.path.join(work, "accessoryd")
+        subprocess.run(["objcopy", "--strip-debug", os.path.join(bin_dir, "accessoryd"), program], check=True)
+        daemon = subprocess.Popen(
+            ["valgrind", "--tool=callgrind", "--demangle=no", f"--callgrind-out-file={profile}",
+             program, "--config", config, "--runtime-dir", run],
+            stderr=subprocess.DEVNULL)
+        children.append(daemon)
+        ctl = [os.path.join(bin_dir, "accessoryctl"), "--socket", sock]
+
+        def ctl_output(*arguments):
+            return subprocess.run(ctl + list(arguments), capture_output=True, text=True, timeout=60).stdout
+
+        wait_for("16 ready accessories", 120, lambda: os.path.exists(sock) and ctl_output("list").count("ready") >= 16)
+        ctl_output("status")
+        ctl_output("status", "echo0")
+        clients = [subprocess.Popen(ctl + ["transact", f"echo{i % 16}", "x" * 16], stdout=subprocess.DEVNULL)
+                   for i in range(64)]
+        failed = sum(1 for c in clients if c.wait(timeout=120) != 0)
+        if failed:
+            sys.exit(f"link-order: {failed} transacts failed")
+        monitor = subprocess.Popen(ctl + ["monitor", "echo1"], stdout=subprocess.DEVNULL)
+        children.append(monitor)
+        ctl_output("transact", "echo1", "seen by the monitor")
+        ctl_output("lock", "echo2", "--", "transact hello", "status")
+        monitor.terminate()
+        monitor.wait(timeout=30)
+        daemon.send_signal(signal.SIGHUP)
+        wait_for("the reload", 60, lambda: ctl_output("list").count("ready") >= 16)
+        daemon.terminate()
+        daemon.wait(timeout=120)
+        names = executed_functions(profile)
+        with open(output, "w") as f:
+            f.write("".join(name + "\n" for name in names))
+        print(f"link-order: {len(names)} functions written to {output}")
+    finally:
+        for child in children:
+            if child.poll() is None:
+                child.kill()
+                child.wait()
+        subprocess.run(["rm", "-rf", work])
+
+
+if __name__ == "__main__":
+    main()
