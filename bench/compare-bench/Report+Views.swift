@@ -9,14 +9,19 @@ extension Report {
             let direct = views.rate(ViewsResult.direct)
             lines += [
                 "", "### Pty views: streaming through an echo accessory (median of 3 interleaved rounds)", "",
-                "256-B lines back to back, 16 KiB in flight, \(views.streamedMiB) MiB a round; the view and socat's "
-                    + "pty are opened as a program opens a serial port (raw).",
+                "256-B lines back to back, 16 KiB in flight, \(views.streamedMiB) MiB a round "
+                    + "(\(min(views.streamedMiB, ViewsResult.uartStreamBytes >> 20)) MiB at "
+                    + "\(ViewsResult.uartBaud / 1_000_000) Mbaud); the views and socat's pty are opened as a program "
+                    + "opens a serial port (raw). The last two rows' echo accessory answers no faster than a UART "
+                    + "(echo-accessory --baud \(ViewsResult.uartBaud)); the others' answers at memory speed.",
                 "", "| path | MB/s | of `attach` | of direct |", "|---|---:|---:|---:|",
             ]
             for (label, rate) in views.streaming {
+                let uart = label == ViewsResult.exclusiveUART || label == ViewsResult.attachUART
+                let base = uart ? views.rate(ViewsResult.attachUART) ?? attach : attach
                 lines.append(
-                    "| \(label) | \(format(rate)) | \(format(rate / attach * 100, 0)) % | "
-                        + (direct.map { format(rate / $0 * 100, 0) + " %" } ?? "") + " |"
+                    "| \(label) | \(format(rate, uart ? 3 : 1)) | \(format(rate / base * 100, 0)) % | "
+                        + (uart ? "" : direct.map { format(rate / $0 * 100, 0) + " %" } ?? "") + " |"
                 )
             }
         }
@@ -63,6 +68,13 @@ extension Report {
                     "exclusive view streaming \(format(view)) MB/s above socat's PTY relay \(format(socat)) MB/s"
                 )
             }
+        }
+        if let view = views.rate(ViewsResult.exclusiveUART), let attach = views.rate(ViewsResult.attachUART) {
+            check(
+                view >= attach * 0.9,
+                "with the accessory paced like a \(ViewsResult.uartBaud / 1_000_000) Mbaud UART: exclusive view "
+                    + "\(format(view, 3)) MB/s ≥ 90 % of attach's \(format(attach, 3)) MB/s (\(format(view / attach * 100, 0)) %)"
+            )
         }
         if let shared = views.sharedView, let transact = views.transact {
             let ratio = shared.percentile(0.5) / transact.percentile(0.5)

@@ -32,12 +32,18 @@ func measureStreaming(
     let endpoint = try target.connect()
     defer { endpoint.close() }
     var wire = target.wire
+    let device = (wire as? RPCWire)?.device ?? "echo"
     if target.kind.isAccessoryd && raw {
-        let attached = try RPCWire.call(endpoint, id: 0, method: "attach", params: ["device": "echo"])
+        let attached = try RPCWire.call(endpoint, id: 0, method: "attach", params: ["device": .string(device)])
         guard attached.result?["attached"] == true else { throw BenchError("attach answered \(attached)") }
         wire = RawWire()
     } else if target.kind.isAccessoryd {
-        _ = try RPCWire.call(endpoint, id: 0, method: "subscribe", params: ["device": "echo", "events": ["data"]])
+        _ = try RPCWire.call(
+            endpoint,
+            id: 0,
+            method: "subscribe",
+            params: ["device": .string(device), "events": ["data"]]
+        )
     }
     let lines = max(1, total / size)
     var sentLines = 0

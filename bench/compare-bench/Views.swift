@@ -22,6 +22,13 @@ struct ViewsResult {
     static let exclusive = "accessoryd `exclusive` view"
     static let attach = "accessoryd `attach` (raw, socket)"
     static let socatPTY = "socat `PTY,link=X,rawer FILE:tty,rawer`"
+    /// The same two paths to an echo accessory paced like a UART (echo-accessory --baud).
+    static let exclusiveUART = "accessoryd `exclusive` view, accessory at \(uartBaud / 1_000_000) Mbaud"
+    static let attachUART = "accessoryd `attach`, accessory at \(uartBaud / 1_000_000) Mbaud"
+    /// The fastest rate common USB-serial bridges (FT232R, CP2102N, CH340) run at.
+    static let uartBaud = 3_000_000
+    /// At 300 KB/s a round of the default 8 MiB would take half a minute; 1 MiB tells as much.
+    static let uartStreamBytes = 1 << 20
 }
 
 /// A pty slave opened by path, raw, as a program opens a serial port.
@@ -31,9 +38,14 @@ func openTerminal(_ path: String) throws -> LineEndpoint {
     return try LineEndpoint(owning: fd)
 }
 
-/// Runs the views section: one daemon with two echo accessories (`echo`: an `exclusive` view;
-/// `echo-s`: a `shared` one), socat's pty relay on a third echo accessory, a fourth reached
-/// directly; then 16 NMEA receivers with a monitor view each and no reader.
+/// Runs the views section: one daemon with three echo accessories (`echo`: an `exclusive` view;
+/// `echo-s`: a `shared` one; `echo-u`, paced like a 3 Mbaud UART: an `exclusive` view), socat's
+/// pty relay on a fourth echo accessory, a fifth reached directly; then 16 NMEA receivers with a
+/// monitor view each and no reader.
+///
+/// Against a pty echo accessory, which answers at memory speed, the view's second pty is what
+/// streaming measures; against one paced like a real serial line, the line sets the pace and
+/// the view should match attach.
 func measureViews(_ lab: Lab, options: Options) throws -> ViewsResult {
     var result = ViewsResult()
     result.streamedMiB = options.streamBytes >> 20
@@ -41,13 +53,17 @@ func measureViews(_ lab: Lab, options: Options) throws -> ViewsResult {
     let sharedEcho = try lab.echoAccessory("tty-view-s")
     let socatEcho = try lab.echoAccessory("tty-view-socat")
     let directEcho = try lab.echoAccessory("tty-view-direct")
+    let uartEcho = try lab.echoAccessory("tty-view-uart", ["--baud", String(ViewsResult.uartBaud)])
     let socket = lab.file("views.sock")
     let daemon = try lab.startDaemon(
-        accessories: [("echo", exclusiveEcho.link), ("echo-s", sharedEcho.link)],
+        accessories: [("echo", exclusiveEcho.link), ("echo-s", sharedEcho.link), ("echo-u", uartEcho.link)],
         socket: socket,
         maxClients: 4,
         log: "views-accessoryd",
-        members: ["views: [{pty: bench-x, mode: exclusive}]", "views: [{pty: bench-s, mode: shared}]"]
+        members: [
+            "views: [{pty: bench-x, mode: exclusive}]", "views: [{pty: bench-s, mode: shared}]",
+            "views: [{pty: bench-u, mode: exclusive}]",
+        ]
     )
     defer { lab.stop(daemon) }
     let socatLink = lab.file("socat-pty")
@@ -66,10 +82,15 @@ func measureViews(_ lab: Lab, options: Options) throws -> ViewsResult {
     defer { control.close() }
     var controlID = 0
     // A raw session (the view's or attach's) ends with a resync: the next one waits for it.
-    let settle = {
-        try waitFor("the echo accessory to be free again", seconds: 15) {
+    let settle = { (device: String) throws in
+        try waitFor("the echo accessory \(device) to be free again", seconds: 15) {
             controlID += 1
-            let status = try RPCWire.call(control, id: controlID, method: "device.status", params: ["device": "echo"])
+            let status = try RPCWire.call(
+                control,
+                id: controlID,
+                method: "device.status",
+                params: ["device": .string(device)]
+            )
             return status.result?["state"] == "ready" && status.result?["locked"] != true
         }
     }
@@ -102,6 +123,22 @@ func measureViews(_ lab: Lab, options: Options) throws -> ViewsResult {
                 try openTerminal(socatLink)
             }
         ),
+        (
+            ViewsResult.exclusiveUART,
+            Target(kind: .direct, wire: RawWire(), relay: daemon, echo: uartEcho) {
+                try openTerminal(lab.folder + "/tty/bench-u")
+            }
+        ),
+        (
+            ViewsResult.attachUART,
+            Target(
+                kind: .accessoryd,
+                wire: RPCWire(device: "echo-u"),
+                relay: daemon,
+                echo: uartEcho,
+                connector: connectSocket
+            )
+        ),
     ]
     progress("views: streaming")
     var rates = [[Double]](repeating: [], count: paths.count)
@@ -109,8 +146,13 @@ func measureViews(_ lab: Lab, options: Options) throws -> ViewsResult {
         for step in paths.indices {
             let index = (step + round) % paths.count
             let (label, target) = paths[index]
-            if target.relay === daemon { try settle() }
-            let streamed = try measureStreaming(target, raw: label == ViewsResult.attach, total: options.streamBytes)
+            let uart = target.echo.link == uartEcho.link
+            if target.relay === daemon { try settle(uart ? "echo-u" : "echo") }
+            let streamed = try measureStreaming(
+                target,
+                raw: label == ViewsResult.attach || label == ViewsResult.attachUART,
+                total: uart ? min(options.streamBytes, ViewsResult.uartStreamBytes) : options.streamBytes
+            )
             rates[index].append(streamed.megabytesPerSecond)
         }
     }

@@ -4,7 +4,11 @@
 // reads it: a line comes back as the same line. Blocking read and write on the master, one
 // thread, no framing of its own, so it adds as little as a program can to a round trip.
 //
-//   echo-accessory [--link PATH] [--tick-us N]
+//   echo-accessory [--link PATH] [--tick-us N] [--baud N]
+//
+// With --baud it echoes no faster than a UART at N baud, 8N1 (N / 10 bytes a second, 256 bytes
+// at a time, on an absolute schedule): a pty is a hundred times faster than any serial line, and
+// this shows what a relay costs where the line, not the relay, sets the pace.
 //
 // With --tick-us it echoes nothing: it writes `T<CLOCK_MONOTONIC ns>\n` every N microseconds (on
 // an absolute schedule), so a subscriber can tell how late the line reached it: how long bytes
@@ -104,14 +108,18 @@ static int writeAll(int fd, const char *bytes, ssize_t count) {
 int main(int argc, char **argv) {
     const char *link = NULL;
     long tickMicroseconds = 0;
+    long baud = 0;
     for (int index = 1; index < argc; index++) {
         if (strcmp(argv[index], "--link") == 0 && index + 1 < argc) {
             link = argv[++index];
         } else if (strcmp(argv[index], "--tick-us") == 0 && index + 1 < argc) {
             tickMicroseconds = strtol(argv[++index], NULL, 10);
             if (tickMicroseconds <= 0) tickMicroseconds = 1000;
+        } else if (strcmp(argv[index], "--baud") == 0 && index + 1 < argc) {
+            baud = strtol(argv[++index], NULL, 10);
+            if (baud < 10) baud = 10;
         } else {
-            fprintf(stderr, "usage: echo-accessory [--link PATH] [--tick-us N]\n");
+            fprintf(stderr, "usage: echo-accessory [--link PATH] [--tick-us N] [--baud N]\n");
             return 64;
         }
     }
@@ -146,6 +154,8 @@ int main(int argc, char **argv) {
         return 0;
     }
     static char buffer[65536];
+    // --baud: when the line is next free (CLOCK_MONOTONIC ns); a chunk waits for it.
+    unsigned long long lineFreeAt = 0;
     while (!stopRequested) {
         if (replugRequested) {
             replugRequested = 0;
@@ -156,10 +166,17 @@ int main(int argc, char **argv) {
             announce(&pty, link);
             continue;
         }
-        ssize_t count = read(pty.master, buffer, sizeof buffer);
+        ssize_t count = read(pty.master, buffer, baud > 0 ? 256 : sizeof buffer);
         if (count < 0) {
             if (errno == EINTR || errno == EAGAIN || errno == EIO) continue;
             fail("read");
+        }
+        if (baud > 0) {
+            unsigned long long now = monotonicNanoseconds();
+            if (lineFreeAt < now) lineFreeAt = now;
+            lineFreeAt += (unsigned long long)count * 10ULL * 1000000000ULL / (unsigned long long)baud;
+            struct timespec until = {(time_t)(lineFreeAt / 1000000000ULL), (long)(lineFreeAt % 1000000000ULL)};
+            while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &until, NULL) == EINTR && !stopRequested) {}
         }
         writeAll(pty.master, buffer, count);
     }
