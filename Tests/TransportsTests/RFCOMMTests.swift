@@ -1,3 +1,4 @@
+import AccessoryTestSupport
 import Glibc
 import IOLoop
 import SystemCalls
@@ -127,42 +128,60 @@ import Transports
         }
     }
 
-    @Test func noAnswerTimesOutAsAbsent() throws {
+    @Test func noAnswerTimesOutAsAbsentAtTheDeadlineNotBefore() throws {
         let loop = try IOLoop.forCurrentThread()
         defer { loop.shutdown() }
+        let clock = EmbeddedLoop()
         // A pipe's read end never becomes writable: a connect that never completes.
         let pipes = PeerList()
         let driver = pipes.neverConnectingDriver()
         var result: Result<StreamChannel, TransportError>?
         let ep = try endpoint()
-        let start = loop.now
-        RFCOMMConnector.connect(to: ep, on: loop, timeout: .milliseconds(50), driver: driver) { result = $0 }
-        #expect(spin(loop) { result != nil })
-        #expect(loop.now - start >= .milliseconds(50))
+        let c = RFCOMMConnector.connect(
+            to: ep,
+            on: loop,
+            timeout: .milliseconds(50),
+            driver: driver,
+            scheduler: clock
+        ) { result = $0 }
+        clock.advanceTime(by: .milliseconds(49))
+        #expect(result == nil && c.phase == .connecting, "still waiting for the handshake")
+        clock.advanceTime(by: .milliseconds(1))
         #expect(result.map(failure) == .accessoryAbsent(address: ep.address.description, reason: .timedOut))
+        #expect(c.phase == .failed)
+        #expect(loop.leftovers.isEmpty, "the socket is no longer watched")
     }
 
     @Test func cancelMeansNoCompletion() throws {
         let loop = try IOLoop.forCurrentThread()
         defer { loop.shutdown() }
+        let clock = EmbeddedLoop()
         let pipes = PeerList()
         let driver = pipes.neverConnectingDriver()
         var calls = 0
-        let c = RFCOMMConnector.connect(to: try endpoint(), on: loop, timeout: .milliseconds(20), driver: driver) { _ in
-            calls += 1
-        }
+        let c = RFCOMMConnector.connect(
+            to: try endpoint(),
+            on: loop,
+            timeout: .milliseconds(20),
+            driver: driver,
+            scheduler: clock
+        ) { _ in calls += 1 }
         c.cancel()
         c.cancel()
-        spin(loop, for: .milliseconds(60))
-        #expect(calls == 0 && c.phase == .cancelled)
+        clock.advanceTime(by: .milliseconds(60))
+        #expect(calls == 0 && c.phase == .cancelled, "no timeout after a cancel")
+        #expect(clock.leftovers.isEmpty && loop.leftovers.isEmpty)
 
         // Cancelled after an immediate connect, before delivery: also silent.
         let peers = PeerList()
-        let d = RFCOMMConnector.connect(to: try endpoint(), on: loop, driver: peers.driver(connect: { _ in true })) {
-            _ in calls += 1
-        }
+        let d = RFCOMMConnector.connect(
+            to: try endpoint(),
+            on: loop,
+            driver: peers.driver(connect: { _ in true }),
+            scheduler: clock
+        ) { _ in calls += 1 }
         d.cancel()
-        spin(loop, for: .milliseconds(20))
+        clock.run()
         #expect(calls == 0)
     }
 

@@ -1,3 +1,4 @@
+import AccessoryTestSupport
 import IOLoop
 import SystemCalls
 import Testing

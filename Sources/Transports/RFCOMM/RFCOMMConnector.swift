@@ -30,6 +30,9 @@ public final class RFCOMMConnector: @unchecked Sendable {  // @unchecked: all mu
 
     public let endpoint: RFCOMMEndpoint
     public let loop: IOLoop
+    /// Where the timeout and the next-iteration deliveries are scheduled: `loop`, or a
+    /// virtual-time loop in tests.
+    public let scheduler: any LoopScheduler
     public private(set) var phase = Phase.connecting
 
     private let driver: RFCOMMSocketDriver
@@ -44,18 +47,21 @@ public final class RFCOMMConnector: @unchecked Sendable {  // @unchecked: all mu
     private init(
         endpoint: RFCOMMEndpoint,
         loop: IOLoop,
+        scheduler: any LoopScheduler,
         driver: RFCOMMSocketDriver,
         maxOutboundBytes: Int,
         completion: @escaping (Result<StreamChannel, TransportError>) -> Void
     ) {
         self.endpoint = endpoint
         self.loop = loop
+        self.scheduler = scheduler
         self.driver = driver
         self.maxOutboundBytes = maxOutboundBytes
         self.completion = completion
     }
 
-    /// Starts connecting to `endpoint`. Loop thread only.
+    /// Starts connecting to `endpoint`. Its timers go through `scheduler` (`loop` when nil),
+    /// which must run on `loop`'s thread. Loop thread only.
     @discardableResult
     public static func connect(
         to endpoint: RFCOMMEndpoint,
@@ -63,12 +69,14 @@ public final class RFCOMMConnector: @unchecked Sendable {  // @unchecked: all mu
         timeout: Duration = .seconds(10),
         driver: RFCOMMSocketDriver = .bluetooth,
         maxOutboundBytes: Int = 1 << 20,
+        scheduler: (any LoopScheduler)? = nil,
         completion: @escaping (Result<StreamChannel, TransportError>) -> Void
     ) -> RFCOMMConnector {
         loop.preconditionInLoop()
         let c = RFCOMMConnector(
             endpoint: endpoint,
             loop: loop,
+            scheduler: scheduler ?? loop,
             driver: driver,
             maxOutboundBytes: maxOutboundBytes,
             completion: completion
@@ -103,7 +111,7 @@ public final class RFCOMMConnector: @unchecked Sendable {  // @unchecked: all mu
         }
         if connectedNow {
             connectedFD = consume fd
-            loop.scheduleTimer(after: .zero) { [self] in
+            scheduler.scheduleTimer(after: .zero) { [self] in
                 guard phase == .connecting, let fd = connectedFD.take() else { return }
                 finish(makeChannel(fd))
             }
@@ -118,7 +126,7 @@ public final class RFCOMMConnector: @unchecked Sendable {  // @unchecked: all mu
         } catch {
             return finishLater(.failure(.system(context: "cannot watch the connection to \(endpoint)", error)))
         }
-        timer = loop.scheduleTimer(after: timeout) { [self] in
+        timer = scheduler.scheduleTimer(after: timeout) { [self] in
             finish(.failure(.accessoryAbsent(address: endpoint.address.description, reason: .timedOut)))
         }
     }
@@ -174,7 +182,7 @@ public final class RFCOMMConnector: @unchecked Sendable {  // @unchecked: all mu
 
     /// For outcomes known inside `connect(...)`: delivered on the next iteration.
     private func finishLater(_ result: Result<StreamChannel, TransportError>) {
-        loop.scheduleTimer(after: .zero) { [self] in finish(result) }
+        scheduler.scheduleTimer(after: .zero) { [self] in finish(result) }
     }
 
     private func cleanUp() {

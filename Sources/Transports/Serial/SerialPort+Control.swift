@@ -3,7 +3,7 @@ import SystemCalls
 
 /// Modem lines, break, flush and drain. Each says ``ControlOutcome/unsupported`` where the
 /// device has no such control (`ENOTTY`, as on ptys), and throws only for real failures.
-/// Timed operations never block the loop: they use loop timers and complete on a later
+/// Timed operations never block the loop: they use ``scheduler``'s timers and complete on a later
 /// iteration (never from inside the call). Loop thread only.
 extension SerialPort {
     /// Asserts (`true`) or de-asserts `lines` (DTR and/or RTS). Loop thread only.
@@ -40,7 +40,7 @@ extension SerialPort {
             try setModemLines(lines, asserted: asserted)
         }
         guard case .success(.done) = first else { return later(first, completion) }
-        channel.loop.scheduleTimer(after: duration) { [self] in
+        scheduler.scheduleTimer(after: duration) { [self] in
             completion(Result { () throws(TransportError) in try setModemLines(lines, asserted: !asserted) })
         }
     }
@@ -56,7 +56,7 @@ extension SerialPort {
             return try control("start a break") { () throws(SyscallError) in try Termios.setBreak(fd, on: true) }
         }
         guard case .success(.done) = first else { return later(first, completion) }
-        channel.loop.scheduleTimer(after: duration) { [self] in
+        scheduler.scheduleTimer(after: duration) { [self] in
             completion(
                 Result { () throws(TransportError) in
                     let fd = try openDescriptor()
@@ -82,7 +82,7 @@ extension SerialPort {
     /// 50 ms). `.unsupported` when the device cannot report its output queue; a timeout is
     /// ``TransportError/timedOut(operation:path:)``. Loop thread only.
     public func drain(timeout: Duration, completion: @escaping (Result<ControlOutcome, TransportError>) -> Void) {
-        let deadline = channel.loop.now + timeout
+        let deadline = scheduler.now + timeout
         pollDrain(deadline: deadline, interval: .milliseconds(1), completion: completion)
     }
 
@@ -91,7 +91,6 @@ extension SerialPort {
         interval: Duration,
         completion: @escaping (Result<ControlOutcome, TransportError>) -> Void
     ) {
-        let loop = channel.loop
         guard let fd = channel.fileDescriptor else { return later(.failure(.closed), completion) }
         if channel.queuedOutboundBytes == 0 {
             do {
@@ -102,9 +101,11 @@ extension SerialPort {
                 return later(.failure(.system(context: "cannot read the output queue of \(path)", error)), completion)
             }
         }
-        guard loop.now < deadline else { return later(.failure(.timedOut(operation: "drain", path: path)), completion) }
+        guard scheduler.now < deadline else {
+            return later(.failure(.timedOut(operation: "drain", path: path)), completion)
+        }
         let next = min(interval * 2, .milliseconds(50))
-        loop.scheduleTimer(after: interval) { [self] in
+        scheduler.scheduleTimer(after: interval) { [self] in
             pollDrain(deadline: deadline, interval: next, completion: completion)
         }
     }
@@ -136,6 +137,6 @@ extension SerialPort {
         _ result: Result<ControlOutcome, TransportError>,
         _ completion: @escaping (Result<ControlOutcome, TransportError>) -> Void
     ) {
-        channel.loop.scheduleTimer(after: .zero) { completion(result) }
+        scheduler.scheduleTimer(after: .zero) { completion(result) }
     }
 }

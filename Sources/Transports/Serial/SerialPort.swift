@@ -20,15 +20,26 @@ public final class SerialPort: @unchecked Sendable {  // @unchecked: all mutable
     public private(set) var settings: SerialSettings
     /// Whether the port holds the device exclusively.
     public let isExclusive: Bool
+    /// Where the timed controls (pulse, break, drain) set their timers: the channel's loop, or a
+    /// virtual-time loop in tests.
+    public let scheduler: any LoopScheduler
 
-    private init(path: String, channel: StreamChannel, settings: SerialSettings, exclusive: Bool) {
+    private init(
+        path: String,
+        channel: StreamChannel,
+        settings: SerialSettings,
+        exclusive: Bool,
+        scheduler: any LoopScheduler
+    ) {
         self.path = path
         self.channel = channel
         self.settings = settings
         self.isExclusive = exclusive
+        self.scheduler = scheduler
     }
 
-    /// Opens and configures the device at `path` on `loop`.
+    /// Opens and configures the device at `path` on `loop`. The timed controls' timers go through
+    /// `scheduler` (`loop` when nil), which must run on `loop`'s thread.
     ///
     /// - Throws: ``TransportError/notFound(path:)``, ``TransportError/permissionDenied(path:)``,
     ///   ``TransportError/inUse(path:)`` ("in use by another process"),
@@ -41,7 +52,8 @@ public final class SerialPort: @unchecked Sendable {  // @unchecked: all mutable
         settings: SerialSettings,
         on loop: IOLoop,
         exclusive: Bool = true,
-        maxOutboundBytes: Int = 1 << 20
+        maxOutboundBytes: Int = 1 << 20,
+        scheduler: (any LoopScheduler)? = nil
     ) throws(TransportError) -> SerialPort {
         loop.preconditionInLoop()
         try settings.validate()
@@ -73,7 +85,13 @@ public final class SerialPort: @unchecked Sendable {  // @unchecked: all mutable
         }
         try configure(fd.rawValue, settings, path: path)
         let channel = try StreamChannel(owning: fd, kind: .file, on: loop, maxOutboundBytes: maxOutboundBytes)
-        return SerialPort(path: path, channel: channel, settings: settings, exclusive: exclusive)
+        return SerialPort(
+            path: path,
+            channel: channel,
+            settings: settings,
+            exclusive: exclusive,
+            scheduler: scheduler ?? loop
+        )
     }
 
     /// Applies new settings to the open port and verifies them. Loop thread only.

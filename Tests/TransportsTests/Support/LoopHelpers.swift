@@ -2,22 +2,6 @@ import IOLoop
 import SystemCalls
 import Transports
 
-/// Runs `loop` (owned by the calling thread) until `condition` holds or `seconds` pass; returns
-/// whether it holds. Bounded: a guard timer ends the run at the deadline. Loop thread only.
-@discardableResult
-func spin(_ loop: IOLoop, seconds: Double = 5, until condition: () -> Bool) -> Bool {
-    var expired = false
-    let guardTimer = loop.scheduleTimer(after: .milliseconds(Int64(seconds * 1000))) { expired = true }
-    loop.run(while: { !condition() && !expired })
-    guardTimer.cancel()
-    return condition()
-}
-
-/// Runs `loop` for `duration` exactly (whatever happens). Loop thread only.
-func spin(_ loop: IOLoop, for duration: Duration) {
-    loop.run(until: loop.now + duration)
-}
-
 /// Counts the loop's iterations (its before-waiting observer calls). Loop thread only.
 final class IterationCounter {
     private(set) var count = 0
