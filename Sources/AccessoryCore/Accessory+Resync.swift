@@ -58,12 +58,8 @@ extension Accessory {
     /// `deadline`, then fails with `wait expired` if it has not started and a resync still runs
     /// (behind other requests, a request waits its turn as always). Device loop.
     func boundWaitBehindResync(_ op: RequestOperation, until deadline: LoopInstant) {
-        guard resync.isActive else { return }
-        _ = loop.scheduleTimer(at: deadline, repeating: nil, modes: [.common]) { [link, weak op] in
-            guard let op, let accessory = link.accessory, accessory.resync.isActive, !op.didExecute, !op.isFinished
-            else {
-                return
-            }
+        resync.boundWait(of: op, until: deadline) { [link] op in
+            guard let accessory = link.accessory else { return }
             op.cancel(error: AccessoryError.waitExpired(device: accessory.name, what: "the resync to end"))
         }
     }

@@ -1,5 +1,6 @@
 import AccessoryTestSupport
 import IOLoop
+import Operations
 import Testing
 
 @testable import AccessoryCore
@@ -211,5 +212,44 @@ struct ResyncUnitTests {
         f.advance(ms: 10_000)
         #expect(f.doneAt == [10])
         #expect(f.loop.nextTimerDeadline == nil)
+    }
+
+    // MARK: - A request's wait_ms behind the resync
+
+    @Test("a request waiting behind the resync expires at its deadline, not before")
+    func waitBehindTheResyncExpiresAtItsDeadline() {
+        let f = Fixture()
+        f.start(lateMs: 1000)
+        let op = BlockLoopOperation(loop: f.loop) { $0() }
+        var expiredAt: [Int64] = []
+        f.resync.boundWait(of: op, until: f.loop.now + .milliseconds(300)) { [recorder = f.recorder] _ in
+            expiredAt.append(recorder.ms)
+        }
+        f.advance(ms: 299)
+        #expect(expiredAt.isEmpty)
+        f.advance(ms: 1)
+        #expect(expiredAt == [300])
+        #expect(f.resync.isActive, "the resync goes on")
+    }
+
+    @Test("a request whose deadline comes after the resync ended, or that ran, does not expire")
+    func waitBehindAnEndedResyncDoesNotExpire() {
+        let f = Fixture()
+        f.start(lateMs: 100)  // then 50 ms of settle time: done at 150
+        let op = BlockLoopOperation(loop: f.loop) { $0() }
+        var expired = 0
+        f.resync.boundWait(of: op, until: f.loop.now + .milliseconds(200)) { _ in expired += 1 }
+        let ran = BlockLoopOperation(loop: f.loop) { $0() }
+        f.resync.boundWait(of: ran, until: f.loop.now + .milliseconds(10)) { _ in expired += 1 }
+        ran.start()
+        f.loop.run()
+        #expect(ran.isFinished)
+        f.advance(ms: 300)
+        #expect(f.doneAt == [150])
+        #expect(expired == 0)
+
+        let idle = Fixture()
+        idle.resync.boundWait(of: op, until: idle.loop.now + .milliseconds(10)) { _ in expired += 1 }
+        #expect(idle.loop.nextTimerDeadline == nil, "no resync, no timer")
     }
 }
