@@ -20,7 +20,7 @@ extension ClientConnection {
         if closeReason == nil { closeReason = reason }
         phase = .draining(reason)
         lingerTimer?.cancel()
-        lingerTimer = loop.scheduleTimer(after: server.limits.lingerTimeout) { [weak self] in
+        lingerTimer = server.scheduler.scheduleTimer(after: server.limits.lingerTimeout) { [weak self] in
             self?.close(reason)
         }
         flushFromEvent()

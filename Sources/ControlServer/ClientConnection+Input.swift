@@ -129,7 +129,7 @@ extension ClientConnection {
         phase = .draining(reason)
         queuedBytes.wrappingAdd(reply.count, ordering: .relaxed)
         output.withLock { $0.queue.append(reply) }
-        lingerTimer = loop.scheduleTimer(after: server.limits.lingerTimeout) { [weak self] in
+        lingerTimer = server.scheduler.scheduleTimer(after: server.limits.lingerTimeout) { [weak self] in
             self?.close(reason)
         }
         flushFromEvent()

@@ -46,7 +46,7 @@ extension ControlServer {
             finishShutdown()
             return
         }
-        shutdownTimer = loop.scheduleTimer(after: flushTimeout) { [weak self] in self?.finishShutdown() }
+        shutdownTimer = scheduler.scheduleTimer(after: flushTimeout) { [weak self] in self?.finishShutdown() }
         for connection in clients { connection.drain(.serverShutdown) }
     }
 

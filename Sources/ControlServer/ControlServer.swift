@@ -19,7 +19,7 @@ import SystemCalls
 /// controlLoop.shutdown()
 /// ```
 ///
-/// Threading: ``init(loop:socket:limits:handler:logger:)``, ``start()``, ``statistics``,
+/// Threading: ``init(loop:socket:limits:handler:logger:scheduler:)``, ``start()``, ``statistics``,
 /// ``beginShutdown(flushTimeout:completion:)`` and ``shutdown(flushTimeout:)`` are any thread;
 /// everything else runs on the control loop.
 public final class ControlServer: @unchecked Sendable {  // @unchecked: vars loop-confined; others locked/atomic.
@@ -29,6 +29,9 @@ public final class ControlServer: @unchecked Sendable {  // @unchecked: vars loo
 
     /// The control loop.
     public let loop: IOLoop
+    /// Where the server's timers are set (accept pause, linger, shutdown flush): `loop`, or a
+    /// virtual-time loop in tests.
+    let scheduler: any LoopScheduler
     public let limits: ControlServerLimits
     /// The socket's path, or "fd N (socket activation)".
     public let socketName: String
@@ -63,15 +66,18 @@ public final class ControlServer: @unchecked Sendable {  // @unchecked: vars loo
     let readBuffer: UnsafeMutableBufferPointer<UInt8>
 
     /// A server for `socket` on `loop` (the control loop) that hands requests to `handler`. It
-    /// does nothing until ``start()``. Any thread.
+    /// does nothing until ``start()``. Its timers go through `scheduler` (`loop` when nil), which
+    /// must run on `loop`'s thread. Any thread.
     public init(
         loop: IOLoop,
         socket: consuming ListeningSocket,
         limits: ControlServerLimits = ControlServerLimits(),
         handler: any ControlRequestHandler,
-        logger: ControlServerLogger = .discarding
+        logger: ControlServerLogger = .discarding,
+        scheduler: (any LoopScheduler)? = nil
     ) {
         self.loop = loop
+        self.scheduler = scheduler ?? loop
         self.limits = limits
         self.handler = handler
         self.logger = logger
@@ -79,7 +85,7 @@ public final class ControlServer: @unchecked Sendable {  // @unchecked: vars loo
         self.socketFile = socket.file
         self.pendingListener = Locked(socket.descriptor)
         self.acceptPause = AcceptPause(
-            scheduler: loop,
+            scheduler: self.scheduler,
             initial: limits.acceptRetryInitial,
             maximum: limits.acceptRetryMaximum
         )
