@@ -17,7 +17,14 @@ struct AccessoryReadyCondition: OperationCondition {
 
     func dependency(for operation: LoopOperation) -> LoopOperation? {
         guard accessory.state != .ready else { return nil }
-        return AwaitReadyOperation(accessory: accessory, deadline: deadline, dependent: operation)
+        return AwaitReadyOperation(
+            loop: accessory.loop,
+            accessoryName: accessory.name,
+            admission: accessory.admission,
+            isReady: { [unowned accessory] in accessory.state == .ready },
+            deadline: deadline,
+            dependent: operation
+        )
     }
 
     func evaluate(for operation: LoopOperation, completion: @escaping (ConditionResult) -> Void) {
@@ -35,32 +42,47 @@ struct AccessoryReadyCondition: OperationCondition {
 /// request it waits for has finished (cancelled, its client gone). It never fails: the
 /// condition that produced it decides what its request does next.
 ///
+/// Its deadline timer goes through its loop, a ``LoopScheduler``, so its tests run on virtual
+/// time.
+///
 /// Device loop only, except what `LoopOperation` allows from any thread (`cancel`).
 final class AwaitReadyOperation: LoopOperation, @unchecked Sendable {  // @unchecked: state is device-loop-confined.
-    unowned let accessory: Accessory
+    /// The accessory's admission: it keeps the waits, so that readiness, or the end of the
+    /// request a wait is for, ends it.
+    unowned let admission: Admission<RequestOperation>
+    /// Whether the accessory is ready.
+    let isReady: () -> Bool
     let deadline: LoopInstant
     /// The request this wait is for.
     weak var dependent: LoopOperation?
     private var timer: LoopTimer?
 
-    init(accessory: Accessory, deadline: LoopInstant, dependent: LoopOperation) {
-        self.accessory = accessory
+    init(
+        loop: any LoopScheduler,
+        accessoryName: String,
+        admission: Admission<RequestOperation>,
+        isReady: @escaping () -> Bool,
+        deadline: LoopInstant,
+        dependent: LoopOperation
+    ) {
+        self.admission = admission
+        self.isReady = isReady
         self.deadline = deadline
         self.dependent = dependent
-        super.init(loop: accessory.loop, name: "\(accessory.name).await-ready(\(dependent.name))")
+        super.init(loop: loop, name: "\(accessoryName).await-ready(\(dependent.name))")
     }
 
     override func execute() {
-        guard accessory.state != .ready, let dependent, !dependent.isFinished else { return finish() }
+        guard !isReady(), let dependent, !dependent.isFinished else { return finish() }
         let now = loop.now
         guard deadline > now else { return finish() }
-        accessory.admission.readyWaiters.append(self)
+        admission.readyWaiters.append(self)
         timer = loop.scheduleTimer(after: deadline - now) { [weak self] in self?.finish() }
     }
 
     override func willFinish(error: (any Error)?) {
         timer?.cancel()
         timer = nil
-        accessory.admission.readyWaiters.removeAll { $0 === self }
+        admission.readyWaiters.removeAll { $0 === self }
     }
 }
