@@ -91,22 +91,26 @@ struct LifecycleTests {
         }
     }
 
-    @Test("shutdown is bounded when replies never come")
+    @Test("shutdown is bounded when replies never come: done at the flush timeout, not before")
     func shutdownBounded() throws {
-        try withServer(handler: TestHandler(TestHandler.hold)) { h in
-            let client = try h.client()
-            #expect(client.send(listRequest(id: 1) + "\n"))
-            #expect(Wait.until(seconds: 5) { h.handler.requests.value.count == 1 })
-            let start = MonotonicNow.seconds()
-            #expect(h.shutdownServer(flushTimeout: .milliseconds(200), seconds: 5))
-            let took = MonotonicNow.seconds() - start
-            #expect(took >= 0.15 && took < 3, "took \(took) s")
-            #expect(client.waitForClose())
-            let record = try #require(h.handler.closed.value.first)
-            #expect(record.reason == .serverShutdown && record.pendingRequests == 1)
-            // Idempotent.
-            #expect(h.shutdownServer())
-        }
+        let s = try VirtualTimeServer()
+        defer { s.close() }
+        #expect(s.client.send(listRequest(id: 1) + "\n"))
+        let handler = s.handler
+        #expect(spin(s.loop) { handler.requests.value.count == 1 })
+        let stopped = s.beginShutdown(flushTimeout: .milliseconds(200))
+        s.runUntilTimerSet()
+        s.clock.advanceTime(by: .milliseconds(199))
+        #expect(!stopped.value, "still waiting for the reply")
+        s.clock.advanceTime(by: .milliseconds(1))
+        #expect(stopped.value)
+        #expect(s.client.waitForClose())
+        let record = try #require(s.handler.closed.value.first)
+        #expect(record.reason == .serverShutdown && record.pendingRequests == 1)
+        // Idempotent: a second shutdown is done at once.
+        let again = s.beginShutdown(flushTimeout: .milliseconds(200))
+        #expect(spin(s.loop) { again.value })
+        #expect(s.clock.nextTimerDeadline == nil)
     }
 
     @Test("the handler may disconnect a client from any thread")
