@@ -20,8 +20,8 @@ final class ViewSet {
     /// Views that could not be made, with why (shown in `device.status`).
     private(set) var failures: [(accessory: String, path: String, error: ViewError)] = []
     private var byAccessory: [String: [PtyView]] = [:]
-    /// The fallback poll (internal: a test cancels it, to see the watch alone notice an open).
-    var pollTimer: LoopTimer?
+    /// The fallback poll (internal: a test stops it, to see the watch alone notice an open).
+    private(set) lazy var poll = ViewPoll(scheduler: registry.loop, interval: Self.pollInterval)
     /// Notices at once that a program opened a view (the poll is the fallback).
     private lazy var openWatch = ViewOpenWatch(loop: registry.loop)
     /// View client ids are far above the control server's connection ids (counted from 1).
@@ -113,8 +113,7 @@ final class ViewSet {
         views = []
         byAccessory = [:]
         openWatch.close()
-        pollTimer?.cancel()
-        pollTimer = nil
+        poll.stop()
     }
 
     /// A frame of `a` that no request claimed. Device loop.
@@ -141,19 +140,12 @@ final class ViewSet {
     // MARK: - Programs opening views
 
     private func armPoll() {
-        guard pollTimer == nil, !views.isEmpty else { return }
-        pollTimer = registry.loop.scheduleTimer(after: Self.pollInterval, repeating: Self.pollInterval) {
-            [unowned self] in poll()
+        guard !views.isEmpty else { return }
+        poll.start { [unowned self] in
+            guard !views.isEmpty else { return false }
+            for view in views where !view.isOpen { _ = view.checkOpened() }
+            return true
         }
-    }
-
-    private func poll() {
-        guard !views.isEmpty else {
-            pollTimer?.cancel()
-            pollTimer = nil
-            return
-        }
-        for view in views where !view.isOpen { _ = view.checkOpened() }
     }
 }
 

@@ -10,10 +10,10 @@ struct ViewOpenWatchTests {
     func openSeenWithoutPoll() throws {
         let h = try PtyViewTests.harness(views: "      - {pty: {views}/x, mode: exclusive}")
         let r = h.core.registry
-        // Cancelled and kept (not nil): nothing re-arms it, so only the watch can see an open.
+        // Only a reload would start it again, and none comes: only the watch can see an open.
         let stopped = Wait.onLoop(h.core.loop) { () -> Bool in
-            guard let timer = r.views.pollTimer else { return false }
-            timer.cancel()
+            guard r.views.poll.isRunning else { return false }
+            r.views.poll.stop()
             return true
         }
         #expect(stopped == true)
