@@ -5,7 +5,7 @@ import Operations
 /// use it). Device loop only.
 extension AccessoryRegistry {
     func deviceStatus(of a: Accessory, _ caller: Caller) {
-        caller.succeed(withViews(a.statusJSON(), of: a.name))
+        caller.succeed(a.status(views: views.status(of: a.name)))
     }
 
     func transact(_ p: TransferParams, on a: Accessory, _ caller: Caller) {

@@ -75,7 +75,7 @@ extension AccessoryRegistry {
 
     func clientsList(_ caller: Caller) {
         guard isAdministrator(caller.origin) else { return caller.fail(Self.administratorsOnly(.clientsList)) }
-        caller.succeed(clientsListJSON())
+        caller.succeed(clientsListResult())
     }
 
     func clientDisconnect(_ p: ClientParams, _ caller: Caller) {
@@ -90,24 +90,20 @@ extension AccessoryRegistry {
     /// else gets the version and counts of what they may see (the accessories they may use,
     /// their own requests): the number of clients, the daemon's load, its pid and uptime say
     /// what other users are doing, which is not theirs to know. Device loop.
-    func daemonStatus(for origin: any RequestOrigin) -> JSONObject {
+    func daemonStatus(for origin: any RequestOrigin) -> DaemonStatusResult {
         let privileged = AccessControl.isPrivileged(uid: origin.uid)
-        var o: JSONObject
-        if privileged {
-            o = daemonStatus()
-        } else {
-            o = JSONObject(members: daemonStatus().members.filter { $0.key == "version" })
-        }
+        var status = daemonStatus()
+        if !privileged { status.process = nil }
         let visible =
             privileged
             ? accessories
             : accessories.filter {
                 $0.access.allows(uid: origin.uid, gid: origin.gid, groups: origin.groups)
             }
-        o.append("accessories", .int(visible.count))
-        o.append("accessories_ready", .int(visible.filter { $0.state == .ready }.count))
-        o.append("requests_in_flight", .int(privileged ? inflightCount : inflightPerClient[origin.clientID] ?? 0))
-        o.append("views", viewsSummaryJSON(of: visible.map(\.name)))
-        return o
+        status.accessories = Int64(visible.count)
+        status.accessoriesReady = Int64(visible.filter { $0.state == .ready }.count)
+        status.requestsInFlight = Int64(privileged ? inflightCount : inflightPerClient[origin.clientID] ?? 0)
+        status.views = viewSummaries(of: visible.map(\.name))
+        return status
     }
 }

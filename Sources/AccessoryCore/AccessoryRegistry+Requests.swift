@@ -57,7 +57,7 @@ extension AccessoryRegistry {
         case .cancel(let p): cancel(p, caller)
         case .clientsList: clientsList(caller)
         case .clientDisconnect(let p): clientDisconnect(p, caller)
-        case .daemonStatus: caller.succeed(JSONValue.object(daemonStatus(for: caller.origin)))
+        case .daemonStatus: caller.succeed(daemonStatus(for: caller.origin))
         }
     }
 

@@ -44,10 +44,10 @@ extension RequestOperation {
         guard state == .executing else { return }
         let accessory = self.accessory
         guard let action = actions.first else {
-            controlResult = .object([
-                "device": .string(accessory.name),
-                "lines": accessory.currentLines().map(Accessory.linesJSON) ?? .null,
-            ])
+            controlResult = DeviceLines(
+                device: accessory.name,
+                lines: accessory.currentLines().map(Accessory.lineState)
+            )
             return finish()
         }
         let rest = actions.dropFirst()

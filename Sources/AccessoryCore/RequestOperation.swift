@@ -63,7 +63,7 @@ final class RequestOperation: LoopOperation, @unchecked Sendable {  // @unchecke
     /// Whether the one response was the `cancelled` error (what a `cancel` of it reports).
     private(set) var answeredCancelled = false
     /// A `control`'s answer, set just before it finishes.
-    var controlResult: JSONValue?
+    var controlResult: DeviceLines?
 
     init(accessory: Accessory, kind: Kind, timeoutMs: Int, requestID: RequestID, origin: any RequestOrigin) {
         self.accessory = accessory
@@ -284,7 +284,11 @@ final class RequestOperation: LoopOperation, @unchecked Sendable {  // @unchecke
         case .attach:
             break  // Answered when it started.
         case .control:
-            origin.respond(id: requestID, result: .success(controlResult ?? .null))
+            if let controlResult {
+                origin.respond(id: requestID, result: .success(controlResult))
+            } else {
+                origin.respond(id: requestID, result: .success(JSONValue.null))
+            }
         }
     }
 }

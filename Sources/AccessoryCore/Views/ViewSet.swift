@@ -130,10 +130,10 @@ final class ViewSet {
     }
 
     /// The views of the accessory `name`, and those that could not be made. Device loop.
-    func statusJSON(of name: String) -> [JSONValue] {
-        var list = (byAccessory[name] ?? []).map { $0.statusJSON() }
+    func status(of name: String) -> [DeviceStatusResult.View] {
+        var list = (byAccessory[name] ?? []).map { DeviceStatusResult.View.view($0.status()) }
         for f in failures where f.accessory == name {
-            list.append(.object(["path": .string(f.path), "error": .string(f.error.description)]))
+            list.append(.failed(path: f.path, error: f.error.description))
         }
         return list
     }
