@@ -46,6 +46,7 @@ extension Accessory {
     /// Starts or stops polling the lines (``LinePoll``); `changed` is told each change (not the
     /// first reading).
     func pollLines(_ wanted: Bool, changed: @escaping (Accessory, ModemLines) -> Void) {
+        loop.assertInLoop()
         guard wanted else {
             linePoll.stop()
             return

@@ -8,6 +8,7 @@ extension Accessory {
     /// its answer (timed out, cancelled, its client gone), that answer is awaited for the late
     /// window; then the probe, if configured; then the settle time. Device loop.
     func startResync(after previous: LoopOperation, done: @escaping () -> Void) {
+        loop.assertInLoop()
         reader?.reset()
         guard state == .ready else { return done() }
         let now = loop.now

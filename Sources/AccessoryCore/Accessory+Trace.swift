@@ -16,6 +16,7 @@ extension Accessory {
     /// Opens the trace file, if the accessory has one, and starts its writer. A file that cannot
     /// be opened is logged and the accessory serves without it. Device loop.
     func startTraceFile() {
+        loop.assertInLoop()
         guard let trace = settings.trace, trafficTap?.writer == nil, !isShutDown else { return }
         let file: RotatingTraceFile
         do {
@@ -47,6 +48,7 @@ extension Accessory {
 
     /// The clients subscribed to this accessory's traffic changed. Device loop.
     func setTrafficSubscribers(_ subscribers: [any RequestOrigin]) {
+        loop.assertInLoop()
         guard !subscribers.isEmpty || !(trafficTap?.subscribers.isEmpty ?? true) else { return }
         tapForUpdate.subscribers = subscribers
         updateTap()

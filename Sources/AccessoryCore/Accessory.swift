@@ -219,6 +219,7 @@ public final class Accessory: @unchecked Sendable {  // @unchecked: all mutable 
 
     /// `device.status`, with the accessory's `views`. Device loop.
     func status(views: [DeviceStatusResult.View]) -> DeviceStatusResult {
+        loop.assertInLoop()
         return DeviceStatusResult(
             name: name,
             state: reportedState,
@@ -270,6 +271,7 @@ public final class Accessory: @unchecked Sendable {  // @unchecked: all mutable 
 extension Accessory {
     /// The queue finished an operation (through ``AccessoryLink``, its delegate). Device loop.
     func queueDidFinish(_ operation: LoopOperation) {
+        loop.assertInLoop()
         onMaybeIdle?(self)
     }
 }

@@ -28,6 +28,7 @@ extension AccessoryRegistry {
     /// Cancels the client's requests, releases its locks, drops its subscriptions. Idempotent.
     /// Device loop.
     func releaseEverything(of origin: any RequestOrigin) {
+        loop.assertInLoop()
         let id = origin.clientID
         subscriptions[id] = nil
         inflightPerClient[id] = nil

@@ -192,6 +192,7 @@ public final class AccessoryRegistry: @unchecked Sendable {  // @unchecked: muta
     // MARK: - Notifications
 
     func stateChanged(_ a: Accessory) {
+        loop.assertInLoop()
         sendDataBatches()  // Data that came before the change is announced before it.
         var line: [UInt8] = []
         ResponseEncoder.deviceState(device: a.name, state: a.reportedState, reason: a.reportedReason, into: &line)
@@ -259,6 +260,7 @@ public final class AccessoryRegistry: @unchecked Sendable {  // @unchecked: muta
 
     /// `device.lines` with `{device, lines}` to the clients subscribed to it.
     private func linesChanged(_ a: Accessory, _ lines: ModemLines) {
+        loop.assertInLoop()
         sendDataBatches()  // Data that came before the change is announced before it.
         var line: [UInt8] = []
         ResponseEncoder.notification(

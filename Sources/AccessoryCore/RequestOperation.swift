@@ -176,6 +176,7 @@ final class RequestOperation: LoopOperation, @unchecked Sendable {  // @unchecke
 
     /// The deadline passed while this request was still executing. Device loop.
     func deadlinePassed() {
+        loop.assertInLoop()
         guard state == .executing else { return }
         if case .read = kind, !frames.isEmpty {
             finish()
@@ -238,6 +239,7 @@ final class RequestOperation: LoopOperation, @unchecked Sendable {  // @unchecke
 
     /// Answers a request that never entered the queue (refused at admission or while parked).
     func replyWithoutRunning(_ error: AccessoryError) {
+        loop.assertInLoop()
         reply(error: error)
     }
 
