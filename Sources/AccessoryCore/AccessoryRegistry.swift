@@ -61,7 +61,7 @@ public final class AccessoryRegistry: @unchecked Sendable {  // @unchecked: muta
     var pendingChanges: [String: PendingChange] = [:]
     /// The daemon-wide part of `daemon.status` (the version, the process's and the control
     /// server's figures), which the registry completes with the accessories'. Any thread.
-    public var daemonStatus: @Sendable () -> DaemonStatusResult = { DaemonStatusResult() }
+    package var daemonStatus: @Sendable () -> DaemonStatusResult = { DaemonStatusResult() }
     /// Told after every accessory state change (for systemd's STATUS=). Device loop.
     public var onStateChange: ((Accessory) -> Void)?
     /// How `rfcomm` accessories connect: the kernel's Bluetooth sockets unless a test gives a

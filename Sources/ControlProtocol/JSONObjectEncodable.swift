@@ -3,13 +3,13 @@
 /// appear in the order they are added, so a type's encoding says its key order.
 ///
 /// Threading: whatever the conforming type says; the protocol adds no state.
-public protocol JSONObjectEncodable: JSONEncodable {
+package protocol JSONObjectEncodable: JSONEncodable {
     /// Adds this value's members, in order.
     func encodeMembers(into object: inout JSONMembers)
 }
 
 extension JSONObjectEncodable {
-    public func encodeJSON(into buffer: inout [UInt8]) {
+    package func encodeJSON(into buffer: inout [UInt8]) {
         var object = JSONMembers()
         swap(&object.buffer, &buffer)  // written in place, without copying the caller's bytes
         object.buffer.append(UInt8(ascii: "{"))
@@ -25,7 +25,7 @@ extension JSONObjectEncodable {
 /// `add` overloads that take one; a member that is left out is simply not added.
 ///
 /// Threading: a value. Any thread.
-public struct JSONMembers {
+package struct JSONMembers {
     fileprivate var buffer: [UInt8] = []
     private var isFirst = true
 
@@ -42,35 +42,35 @@ public struct JSONMembers {
         JSONOutput.appendLiteral("\":", to: &buffer)
     }
 
-    public mutating func add(_ key: StaticString, _ value: String) {
+    package mutating func add(_ key: StaticString, _ value: String) {
         self.key(key)
         JSONOutput.appendString(value, to: &buffer)
     }
 
     /// `null` when nil.
-    public mutating func add(_ key: StaticString, _ value: String?) {
+    package mutating func add(_ key: StaticString, _ value: String?) {
         guard let value else { return addNull(key) }
         add(key, value)
     }
 
-    public mutating func add(_ key: StaticString, _ value: Int64) {
+    package mutating func add(_ key: StaticString, _ value: Int64) {
         self.key(key)
         JSONOutput.appendInteger(value, to: &buffer)
     }
 
     /// In Swift's shortest round-trip form (`0.25`, `1.0`); `null` if not finite.
-    public mutating func add(_ key: StaticString, _ value: Double) {
+    package mutating func add(_ key: StaticString, _ value: Double) {
         self.key(key)
         JSONOutput.appendNumber(.double(value), to: &buffer)
     }
 
-    public mutating func add(_ key: StaticString, _ value: Bool) {
+    package mutating func add(_ key: StaticString, _ value: Bool) {
         self.key(key)
         JSONOutput.appendLiteral(value ? "true" : "false", to: &buffer)
     }
 
     /// An array of strings, in the order given.
-    public mutating func add(_ key: StaticString, _ strings: [String]) {
+    package mutating func add(_ key: StaticString, _ strings: [String]) {
         self.key(key)
         buffer.append(UInt8(ascii: "["))
         for (index, string) in strings.enumerated() {
@@ -81,18 +81,18 @@ public struct JSONMembers {
     }
 
     /// Any value that writes itself (an object, a list of them …).
-    public mutating func add(_ key: StaticString, _ value: some JSONEncodable) {
+    package mutating func add(_ key: StaticString, _ value: some JSONEncodable) {
         self.key(key)
         value.encodeJSON(into: &buffer)
     }
 
     /// `null` when nil.
-    public mutating func add(_ key: StaticString, _ value: (some JSONEncodable)?) {
+    package mutating func add(_ key: StaticString, _ value: (some JSONEncodable)?) {
         guard let value else { return addNull(key) }
         add(key, value)
     }
 
-    public mutating func addNull(_ key: StaticString) {
+    package mutating func addNull(_ key: StaticString) {
         self.key(key)
         JSONOutput.appendLiteral("null", to: &buffer)
     }

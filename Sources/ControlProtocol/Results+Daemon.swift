@@ -5,19 +5,19 @@
 /// (``process``); anyone else gets the version and counts of what they may see.
 ///
 /// Threading: a value. Any thread.
-public struct DaemonStatusResult: Sendable, Hashable, JSONObjectEncodable {
+package struct DaemonStatusResult: Sendable, Hashable, JSONObjectEncodable {
     /// Left out when not known (a registry without a daemon around it, in tests).
-    public var version: String?
-    public var process: Process?
+    package var version: String?
+    package var process: Process?
     /// The accessories the caller may see, and how many of them are ready.
-    public var accessories: Int64 = 0
-    public var accessoriesReady: Int64 = 0
+    package var accessories: Int64 = 0
+    package var accessoriesReady: Int64 = 0
     /// All requests in flight for an administrator, the caller's own for anyone else.
-    public var requestsInFlight: Int64 = 0
+    package var requestsInFlight: Int64 = 0
     /// The views of the accessories the caller may see.
-    public var views: [ViewSummary] = []
+    package var views: [ViewSummary] = []
 
-    public init(version: String? = nil, process: Process? = nil) {
+    package init(version: String? = nil, process: Process? = nil) {
         self.version = version
         self.process = process
     }
@@ -25,13 +25,13 @@ public struct DaemonStatusResult: Sendable, Hashable, JSONObjectEncodable {
     /// The daemon process's figures.
     ///
     /// Threading: a value. Any thread.
-    public struct Process: Sendable, Hashable {
-        public var pid: Int64
-        public var uptimeS: Int64
+    package struct Process: Sendable, Hashable {
+        package var pid: Int64
+        package var uptimeS: Int64
         /// The control server's counters, while it is there.
-        public var server: Server?
+        package var server: Server?
 
-        public init(pid: Int64, uptimeS: Int64, server: Server?) {
+        package init(pid: Int64, uptimeS: Int64, server: Server?) {
             self.pid = pid
             self.uptimeS = uptimeS
             self.server = server
@@ -41,18 +41,18 @@ public struct DaemonStatusResult: Sendable, Hashable, JSONObjectEncodable {
     /// The control server's counters.
     ///
     /// Threading: a value. Any thread.
-    public struct Server: Sendable, Hashable {
+    package struct Server: Sendable, Hashable {
         /// Connected now.
-        public var clients: Int64
-        public var clientsAccepted: Int64
+        package var clients: Int64
+        package var clientsAccepted: Int64
         /// Refused over the client limit.
-        public var clientsRejected: Int64
-        public var requestsDecoded: Int64
-        public var decodeErrors: Int64
+        package var clientsRejected: Int64
+        package var requestsDecoded: Int64
+        package var decodeErrors: Int64
         /// Reads put off to the next turn of the loop by the input budget.
-        public var inputDeferrals: Int64
+        package var inputDeferrals: Int64
 
-        public init(
+        package init(
             clients: Int64,
             clientsAccepted: Int64,
             clientsRejected: Int64,
@@ -69,7 +69,7 @@ public struct DaemonStatusResult: Sendable, Hashable, JSONObjectEncodable {
         }
     }
 
-    public func encodeMembers(into object: inout JSONMembers) {
+    package func encodeMembers(into object: inout JSONMembers) {
         if let version { object.add("version", version) }
         if let process {
             object.add("pid", process.pid)
@@ -93,12 +93,12 @@ public struct DaemonStatusResult: Sendable, Hashable, JSONObjectEncodable {
 /// The result of `clients.list`: `{"clients":[…]}`, in connection order.
 ///
 /// Threading: a value. Any thread.
-public struct ClientsListResult: Sendable, Hashable, JSONObjectEncodable {
-    public var clients: [ClientSummary]
+package struct ClientsListResult: Sendable, Hashable, JSONObjectEncodable {
+    package var clients: [ClientSummary]
 
-    public init(clients: [ClientSummary]) { self.clients = clients }
+    package init(clients: [ClientSummary]) { self.clients = clients }
 
-    public func encodeMembers(into object: inout JSONMembers) {
+    package func encodeMembers(into object: inout JSONMembers) {
         object.add("clients", clients)
     }
 }
@@ -107,33 +107,33 @@ public struct ClientsListResult: Sendable, Hashable, JSONObjectEncodable {
 /// locks, attached, subscribed, requests_in_flight}`.
 ///
 /// Threading: a value. Any thread.
-public struct ClientSummary: Sendable, Hashable, JSONObjectEncodable {
+package struct ClientSummary: Sendable, Hashable, JSONObjectEncodable {
     /// What `client.disconnect` takes.
-    public var id: Int64
-    public var pid: Int64
-    public var uid: Int64
+    package var id: Int64
+    package var pid: Int64
+    package var uid: Int64
     /// The uid's user name; `null` if it has none.
-    public var user: String?
+    package var user: String?
     /// The process's command name (`view <path>` for a pty view); `null` if unknown.
-    public var command: String?
-    public var connectedSinceMs: Int64
+    package var command: String?
+    package var connectedSinceMs: Int64
     /// The accessories whose lock it holds.
-    public var locks: [String]
+    package var locks: [String]
     /// The accessory it is attached to; `null` if none.
-    public var attached: String?
-    public var subscribed: Subscribed
-    public var requestsInFlight: Int64
+    package var attached: String?
+    package var subscribed: Subscribed
+    package var requestsInFlight: Int64
 
     /// What a client subscribes to: every accessory it may use (`"all"`), or these (`[…]`, empty
     /// when it has no subscription).
     ///
     /// Threading: a value. Any thread.
-    public enum Subscribed: Sendable, Hashable {
+    package enum Subscribed: Sendable, Hashable {
         case all
         case devices([String])
     }
 
-    public init(
+    package init(
         id: Int64,
         pid: Int64,
         uid: Int64,
@@ -157,7 +157,7 @@ public struct ClientSummary: Sendable, Hashable, JSONObjectEncodable {
         self.requestsInFlight = requestsInFlight
     }
 
-    public func encodeMembers(into object: inout JSONMembers) {
+    package func encodeMembers(into object: inout JSONMembers) {
         object.add("id", id)
         object.add("pid", pid)
         object.add("uid", uid)

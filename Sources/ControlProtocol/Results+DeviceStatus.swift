@@ -4,32 +4,32 @@
 /// lines, counters, last_error, trace?, views}`.
 ///
 /// Threading: a value. Any thread.
-public struct DeviceStatusResult: Sendable, Hashable, JSONObjectEncodable {
-    public var name: String
+package struct DeviceStatusResult: Sendable, Hashable, JSONObjectEncodable {
+    package var name: String
     /// As reported (`resyncing` while a ready accessory resyncs).
-    public var state: DeviceState
-    public var reason: String
+    package var state: DeviceState
+    package var reason: String
     /// Present while a resync runs.
-    public var resync: Resync?
+    package var resync: Resync?
     /// `serial` or `rfcomm`.
-    public var transport: String
+    package var transport: String
     /// The device node in use or configured, if one is known (left out when not).
-    public var path: String?
-    public var identity: Identity
-    public var settings: Settings
-    public var queueDepth: Int64
-    public var locked: Bool
+    package var path: String?
+    package var identity: Identity
+    package var settings: Settings
+    package var queueDepth: Int64
+    package var locked: Bool
     /// `null` where the driver gives none (a pty, an RFCOMM link) or the accessory is not open.
-    public var lines: ModemLineState?
-    public var counters: Counters
+    package var lines: ModemLineState?
+    package var counters: Counters
     /// `null` when there has been none.
-    public var lastError: String?
+    package var lastError: String?
     /// Present when the accessory traces to a file.
-    public var trace: Trace?
+    package var trace: Trace?
     /// Its pty views, and those that could not be made.
-    public var views: [View]
+    package var views: [View]
 
-    public init(
+    package init(
         name: String,
         state: DeviceState,
         reason: String,
@@ -63,7 +63,7 @@ public struct DeviceStatusResult: Sendable, Hashable, JSONObjectEncodable {
         self.views = views
     }
 
-    public func encodeMembers(into object: inout JSONMembers) {
+    package func encodeMembers(into object: inout JSONMembers) {
         object.add("name", name)
         object.add("state", state.rawValue)
         object.add("reason", reason)
@@ -86,18 +86,18 @@ extension DeviceStatusResult {
     /// The running resync: `{waiting_for, after, since_ms, until_ms?, probe_attempt?}`.
     ///
     /// Threading: a value. Any thread.
-    public struct Resync: Sendable, Hashable, JSONObjectEncodable {
+    package struct Resync: Sendable, Hashable, JSONObjectEncodable {
         /// What it waits for now ("late answer", "probe answer", "quiet line" …).
-        public var waitingFor: String
+        package var waitingFor: String
         /// What it follows ("a transact that timed out", "the reopen" …).
-        public var after: String
-        public var sinceMs: Int64
+        package var after: String
+        package var sinceMs: Int64
         /// When the current phase ends, if it has an end.
-        public var untilMs: Int64?
+        package var untilMs: Int64?
         /// While probing or backing off between probes.
-        public var probeAttempt: Int64?
+        package var probeAttempt: Int64?
 
-        public init(waitingFor: String, after: String, sinceMs: Int64, untilMs: Int64?, probeAttempt: Int64?) {
+        package init(waitingFor: String, after: String, sinceMs: Int64, untilMs: Int64?, probeAttempt: Int64?) {
             self.waitingFor = waitingFor
             self.after = after
             self.sinceMs = sinceMs
@@ -105,7 +105,7 @@ extension DeviceStatusResult {
             self.probeAttempt = probeAttempt
         }
 
-        public func encodeMembers(into object: inout JSONMembers) {
+        package func encodeMembers(into object: inout JSONMembers) {
             object.add("waiting_for", waitingFor)
             object.add("after", after)
             object.add("since_ms", sinceMs)
@@ -118,14 +118,14 @@ extension DeviceStatusResult {
     /// or the udev identity's members that are set.
     ///
     /// Threading: a value. Any thread.
-    public enum Identity: Sendable, Hashable, JSONObjectEncodable {
+    package enum Identity: Sendable, Hashable, JSONObjectEncodable {
         case path(String)
         /// The simulator's personality.
         case simulated(String)
         case rfcomm(address: String, channel: Int64)
         case match(vendorID: String?, productID: String?, serial: String?, byID: String?)
 
-        public func encodeMembers(into object: inout JSONMembers) {
+        package func encodeMembers(into object: inout JSONMembers) {
             switch self {
             case .path(let path): object.add("path", path)
             case .simulated(let personality): object.add("simulated", personality)
@@ -145,20 +145,20 @@ extension DeviceStatusResult {
     /// `{baud, data_bits, parity, stop_bits, flow, framing, until?, timeout_ms}`.
     ///
     /// Threading: a value. Any thread.
-    public struct Settings: Sendable, Hashable, JSONObjectEncodable {
-        public var baud: Int64
-        public var dataBits: Int64
-        public var parity: String
-        public var stopBits: Int64
-        public var flow: String
+    package struct Settings: Sendable, Hashable, JSONObjectEncodable {
+        package var baud: Int64
+        package var dataBits: Int64
+        package var parity: String
+        package var stopBits: Int64
+        package var flow: String
         /// The framer's type name.
-        public var framing: String
+        package var framing: String
         /// The response pattern, if one is configured.
-        public var until: String?
+        package var until: String?
         /// The response timeout a request gets when it names none.
-        public var timeoutMs: Int64
+        package var timeoutMs: Int64
 
-        public init(
+        package init(
             baud: Int64,
             dataBits: Int64,
             parity: String,
@@ -178,7 +178,7 @@ extension DeviceStatusResult {
             self.timeoutMs = timeoutMs
         }
 
-        public func encodeMembers(into object: inout JSONMembers) {
+        package func encodeMembers(into object: inout JSONMembers) {
             object.add("baud", baud)
             object.add("data_bits", dataBits)
             object.add("parity", parity)
@@ -194,42 +194,42 @@ extension DeviceStatusResult {
     /// latest requests (left out before the first).
     ///
     /// Threading: a value. Any thread.
-    public struct Counters: Sendable, Hashable, JSONObjectEncodable {
-        public var bytesIn: Int64 = 0
-        public var bytesOut: Int64 = 0
-        public var framesIn: Int64 = 0
-        public var framesOut: Int64 = 0
-        public var framesDropped: Int64 = 0
-        public var unsolicitedFrames: Int64 = 0
-        public var requestsOK: Int64 = 0
-        public var requestsFailed: Int64 = 0
-        public var requestsCancelled: Int64 = 0
-        public var requestsTimedOut: Int64 = 0
-        public var opens: Int64 = 0
-        public var openAttempts: Int64 = 0
-        public var removals: Int64 = 0
-        public var resyncs: Int64 = 0
-        public var resyncDiscardedFrames: Int64 = 0
-        public var probeFailures: Int64 = 0
+    package struct Counters: Sendable, Hashable, JSONObjectEncodable {
+        package var bytesIn: Int64 = 0
+        package var bytesOut: Int64 = 0
+        package var framesIn: Int64 = 0
+        package var framesOut: Int64 = 0
+        package var framesDropped: Int64 = 0
+        package var unsolicitedFrames: Int64 = 0
+        package var requestsOK: Int64 = 0
+        package var requestsFailed: Int64 = 0
+        package var requestsCancelled: Int64 = 0
+        package var requestsTimedOut: Int64 = 0
+        package var opens: Int64 = 0
+        package var openAttempts: Int64 = 0
+        package var removals: Int64 = 0
+        package var resyncs: Int64 = 0
+        package var resyncDiscardedFrames: Int64 = 0
+        package var probeFailures: Int64 = 0
         /// Over the latest requests; nil before the first.
-        public var latency: Latency?
+        package var latency: Latency?
 
         /// Request latency percentiles, in milliseconds.
         ///
         /// Threading: a value. Any thread.
-        public struct Latency: Sendable, Hashable {
-            public var p50Ms: Double
-            public var p99Ms: Double
+        package struct Latency: Sendable, Hashable {
+            package var p50Ms: Double
+            package var p99Ms: Double
 
-            public init(p50Ms: Double, p99Ms: Double) {
+            package init(p50Ms: Double, p99Ms: Double) {
                 self.p50Ms = p50Ms
                 self.p99Ms = p99Ms
             }
         }
 
-        public init() {}
+        package init() {}
 
-        public func encodeMembers(into object: inout JSONMembers) {
+        package func encodeMembers(into object: inout JSONMembers) {
             object.add("bytes_in", bytesIn)
             object.add("bytes_out", bytesOut)
             object.add("frames_in", framesIn)
@@ -257,32 +257,32 @@ extension DeviceStatusResult {
     /// counts only while its writer runs.
     ///
     /// Threading: a value. Any thread.
-    public struct Trace: Sendable, Hashable, JSONObjectEncodable {
-        public var file: String
-        public var format: String
+    package struct Trace: Sendable, Hashable, JSONObjectEncodable {
+        package var file: String
+        package var format: String
         /// The running writer's figures; nil when the file is not being written.
-        public var writer: Writer?
+        package var writer: Writer?
 
         /// Threading: a value. Any thread.
-        public struct Writer: Sendable, Hashable {
-            public var tracedBytes: Int64
-            public var droppedBytes: Int64
-            public var lastError: String?
+        package struct Writer: Sendable, Hashable {
+            package var tracedBytes: Int64
+            package var droppedBytes: Int64
+            package var lastError: String?
 
-            public init(tracedBytes: Int64, droppedBytes: Int64, lastError: String?) {
+            package init(tracedBytes: Int64, droppedBytes: Int64, lastError: String?) {
                 self.tracedBytes = tracedBytes
                 self.droppedBytes = droppedBytes
                 self.lastError = lastError
             }
         }
 
-        public init(file: String, format: String, writer: Writer?) {
+        package init(file: String, format: String, writer: Writer?) {
             self.file = file
             self.format = format
             self.writer = writer
         }
 
-        public func encodeMembers(into object: inout JSONMembers) {
+        package func encodeMembers(into object: inout JSONMembers) {
             object.add("file", file)
             object.add("format", format)
             object.add("active", writer != nil)
@@ -298,15 +298,15 @@ extension DeviceStatusResult {
 /// and the `device.lines` notification).
 ///
 /// Threading: a value. Any thread.
-public struct ModemLineState: Sendable, Hashable, JSONObjectEncodable {
-    public var dtr: Bool
-    public var rts: Bool
-    public var cts: Bool
-    public var dsr: Bool
-    public var dcd: Bool
-    public var ri: Bool
+package struct ModemLineState: Sendable, Hashable, JSONObjectEncodable {
+    package var dtr: Bool
+    package var rts: Bool
+    package var cts: Bool
+    package var dsr: Bool
+    package var dcd: Bool
+    package var ri: Bool
 
-    public init(dtr: Bool, rts: Bool, cts: Bool, dsr: Bool, dcd: Bool, ri: Bool) {
+    package init(dtr: Bool, rts: Bool, cts: Bool, dsr: Bool, dcd: Bool, ri: Bool) {
         self.dtr = dtr
         self.rts = rts
         self.cts = cts
@@ -315,7 +315,7 @@ public struct ModemLineState: Sendable, Hashable, JSONObjectEncodable {
         self.ri = ri
     }
 
-    public func encodeMembers(into object: inout JSONMembers) {
+    package func encodeMembers(into object: inout JSONMembers) {
         object.add("dtr", dtr)
         object.add("rts", rts)
         object.add("cts", cts)
@@ -329,16 +329,16 @@ public struct ModemLineState: Sendable, Hashable, JSONObjectEncodable {
 /// `device.lines` notification. `lines` is `null` when the accessory has none to show.
 ///
 /// Threading: a value. Any thread.
-public struct DeviceLines: Sendable, Hashable, JSONObjectEncodable {
-    public var device: String
-    public var lines: ModemLineState?
+package struct DeviceLines: Sendable, Hashable, JSONObjectEncodable {
+    package var device: String
+    package var lines: ModemLineState?
 
-    public init(device: String, lines: ModemLineState?) {
+    package init(device: String, lines: ModemLineState?) {
         self.device = device
         self.lines = lines
     }
 
-    public func encodeMembers(into object: inout JSONMembers) {
+    package func encodeMembers(into object: inout JSONMembers) {
         object.add("device", device)
         object.add("lines", lines)
     }

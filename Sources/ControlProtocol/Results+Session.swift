@@ -1,17 +1,17 @@
 /// The result of `lock`: `{"locked":true,"device":…,"lease_ms":…}`.
 ///
 /// Threading: a value. Any thread.
-public struct LockResult: Sendable, Hashable, JSONObjectEncodable {
-    public var device: String
+package struct LockResult: Sendable, Hashable, JSONObjectEncodable {
+    package var device: String
     /// How long the lease lasts from the grant.
-    public var leaseMs: Int64
+    package var leaseMs: Int64
 
-    public init(device: String, leaseMs: Int64) {
+    package init(device: String, leaseMs: Int64) {
         self.device = device
         self.leaseMs = leaseMs
     }
 
-    public func encodeMembers(into object: inout JSONMembers) {
+    package func encodeMembers(into object: inout JSONMembers) {
         object.add("locked", true)
         object.add("device", device)
         object.add("lease_ms", leaseMs)
@@ -21,12 +21,12 @@ public struct LockResult: Sendable, Hashable, JSONObjectEncodable {
 /// The result of `unlock`: `{"unlocked":true,"device":…}`.
 ///
 /// Threading: a value. Any thread.
-public struct UnlockResult: Sendable, Hashable, JSONObjectEncodable {
-    public var device: String
+package struct UnlockResult: Sendable, Hashable, JSONObjectEncodable {
+    package var device: String
 
-    public init(device: String) { self.device = device }
+    package init(device: String) { self.device = device }
 
-    public func encodeMembers(into object: inout JSONMembers) {
+    package func encodeMembers(into object: inout JSONMembers) {
         object.add("unlocked", true)
         object.add("device", device)
     }
@@ -37,16 +37,16 @@ public struct UnlockResult: Sendable, Hashable, JSONObjectEncodable {
 /// `control` requests into the session (docs/control.md).
 ///
 /// Threading: a value. Any thread.
-public struct AttachResult: Sendable, Hashable, JSONObjectEncodable {
-    public var device: String
-    public var session: String
+package struct AttachResult: Sendable, Hashable, JSONObjectEncodable {
+    package var device: String
+    package var session: String
 
-    public init(device: String, session: String) {
+    package init(device: String, session: String) {
         self.device = device
         self.session = session
     }
 
-    public func encodeMembers(into object: inout JSONMembers) {
+    package func encodeMembers(into object: inout JSONMembers) {
         object.add("attached", true)
         object.add("device", device)
         object.add("session", session)
@@ -58,13 +58,13 @@ public struct AttachResult: Sendable, Hashable, JSONObjectEncodable {
 /// is left.
 ///
 /// Threading: a value. Any thread.
-public enum SubscriptionResult: Sendable, Hashable, JSONObjectEncodable {
+package enum SubscriptionResult: Sendable, Hashable, JSONObjectEncodable {
     case unsubscribed
     /// `devices` nil: every accessory the client may use ("all"). Both lists sorted by the
     /// encoder.
     case subscribed(devices: Set<String>?, events: Set<EventKind>)
 
-    public func encodeMembers(into object: inout JSONMembers) {
+    package func encodeMembers(into object: inout JSONMembers) {
         guard case .subscribed(let devices, let events) = self else {
             return object.add("subscribed", false)
         }
@@ -81,13 +81,13 @@ public enum SubscriptionResult: Sendable, Hashable, JSONObjectEncodable {
 /// The result of `client.disconnect`: `{"disconnected":true,"id":…}`.
 ///
 /// Threading: a value. Any thread.
-public struct DisconnectResult: Sendable, Hashable, JSONObjectEncodable {
+package struct DisconnectResult: Sendable, Hashable, JSONObjectEncodable {
     /// The client that was disconnected.
-    public var id: Int64
+    package var id: Int64
 
-    public init(id: Int64) { self.id = id }
+    package init(id: Int64) { self.id = id }
 
-    public func encodeMembers(into object: inout JSONMembers) {
+    package func encodeMembers(into object: inout JSONMembers) {
         object.add("disconnected", true)
         object.add("id", id)
     }

@@ -3,11 +3,11 @@ extension DeviceStatusResult {
     /// made (`{path, error}`).
     ///
     /// Threading: a value. Any thread.
-    public enum View: Sendable, Hashable, JSONObjectEncodable {
+    package enum View: Sendable, Hashable, JSONObjectEncodable {
         case view(ViewStatus)
         case failed(path: String, error: String)
 
-        public func encodeMembers(into object: inout JSONMembers) {
+        package func encodeMembers(into object: inout JSONMembers) {
             switch self {
             case .view(let status): status.encodeMembers(into: &object)
             case .failed(let path, let error):
@@ -22,27 +22,27 @@ extension DeviceStatusResult {
 /// `{path, pty, mode, open, client_id, uid, gid, perm, session?, buffered_bytes, counters}`.
 ///
 /// Threading: a value. Any thread.
-public struct ViewStatus: Sendable, Hashable, JSONObjectEncodable {
+package struct ViewStatus: Sendable, Hashable, JSONObjectEncodable {
     /// The view's link.
-    public var path: String
+    package var path: String
     /// The pty's slave device the link points to.
-    public var pty: String
-    public var mode: String
+    package var pty: String
+    package var mode: String
     /// Whether a program has it open.
-    public var open: Bool
+    package var open: Bool
     /// The view's client id (as `clients.list` shows it).
-    public var clientID: Int64
-    public var uid: Int64
-    public var gid: Int64
+    package var clientID: Int64
+    package var uid: Int64
+    package var gid: Int64
     /// The slave's mode, in octal.
-    public var perm: String
+    package var perm: String
     /// `exclusive` views only: what the view is doing.
-    public var session: String?
+    package var session: String?
     /// Bytes waiting for the program to read them.
-    public var bufferedBytes: Int64
-    public var counters: Counters
+    package var bufferedBytes: Int64
+    package var counters: Counters
 
-    public init(
+    package init(
         path: String,
         pty: String,
         mode: String,
@@ -68,7 +68,7 @@ public struct ViewStatus: Sendable, Hashable, JSONObjectEncodable {
         self.counters = counters
     }
 
-    public func encodeMembers(into object: inout JSONMembers) {
+    package func encodeMembers(into object: inout JSONMembers) {
         object.add("path", path)
         object.add("pty", pty)
         object.add("mode", mode)
@@ -85,26 +85,26 @@ public struct ViewStatus: Sendable, Hashable, JSONObjectEncodable {
     /// A view's counters since it was made.
     ///
     /// Threading: a value. Any thread.
-    public struct Counters: Sendable, Hashable, JSONObjectEncodable {
-        public var bytesToProgram: Int64 = 0
-        public var bytesFromProgram: Int64 = 0
-        public var chunksToProgram: Int64 = 0
-        public var framesToDevice: Int64 = 0
-        public var replies: Int64 = 0
-        public var droppedBytes: Int64 = 0
-        public var droppedChunks: Int64 = 0
-        public var discardedBytes: Int64 = 0
-        public var refusedFrames: Int64 = 0
-        public var refusedBytes: Int64 = 0
-        public var notOpenBytes: Int64 = 0
-        public var opens: Int64 = 0
-        public var closes: Int64 = 0
-        public var sessions: Int64 = 0
-        public var accessoryChanges: Int64 = 0
+    package struct Counters: Sendable, Hashable, JSONObjectEncodable {
+        package var bytesToProgram: Int64 = 0
+        package var bytesFromProgram: Int64 = 0
+        package var chunksToProgram: Int64 = 0
+        package var framesToDevice: Int64 = 0
+        package var replies: Int64 = 0
+        package var droppedBytes: Int64 = 0
+        package var droppedChunks: Int64 = 0
+        package var discardedBytes: Int64 = 0
+        package var refusedFrames: Int64 = 0
+        package var refusedBytes: Int64 = 0
+        package var notOpenBytes: Int64 = 0
+        package var opens: Int64 = 0
+        package var closes: Int64 = 0
+        package var sessions: Int64 = 0
+        package var accessoryChanges: Int64 = 0
 
-        public init() {}
+        package init() {}
 
-        public func encodeMembers(into object: inout JSONMembers) {
+        package func encodeMembers(into object: inout JSONMembers) {
             object.add("bytes_to_program", bytesToProgram)
             object.add("bytes_from_program", bytesFromProgram)
             object.add("chunks_to_program", chunksToProgram)
@@ -127,15 +127,15 @@ public struct ViewStatus: Sendable, Hashable, JSONObjectEncodable {
 /// A pty view in `daemon.status`: `{device, path, mode, open, client_id}`.
 ///
 /// Threading: a value. Any thread.
-public struct ViewSummary: Sendable, Hashable, JSONObjectEncodable {
+package struct ViewSummary: Sendable, Hashable, JSONObjectEncodable {
     /// The accessory it shows.
-    public var device: String
-    public var path: String
-    public var mode: String
-    public var open: Bool
-    public var clientID: Int64
+    package var device: String
+    package var path: String
+    package var mode: String
+    package var open: Bool
+    package var clientID: Int64
 
-    public init(device: String, path: String, mode: String, open: Bool, clientID: Int64) {
+    package init(device: String, path: String, mode: String, open: Bool, clientID: Int64) {
         self.device = device
         self.path = path
         self.mode = mode
@@ -143,7 +143,7 @@ public struct ViewSummary: Sendable, Hashable, JSONObjectEncodable {
         self.clientID = clientID
     }
 
-    public func encodeMembers(into object: inout JSONMembers) {
+    package func encodeMembers(into object: inout JSONMembers) {
         object.add("device", device)
         object.add("path", path)
         object.add("mode", mode)

@@ -1,7 +1,7 @@
 import AccessoryConfig
 import AccessorySimulator
 import AccessoryTestSupport
-@_spi(Fuzzing) import ControlProtocol
+import ControlProtocol
 import Glibc
 import IOLoop
 import SystemCalls
