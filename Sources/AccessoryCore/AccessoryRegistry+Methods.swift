@@ -100,7 +100,8 @@ extension AccessoryRegistry {
         loop.assertInLoop()
         let privileged = AccessControl.isPrivileged(uid: origin.uid)
         var status = daemonStatus()
-        if !privileged { status.process = nil }
+        // Of what the daemon adds, anyone else is shown the version and nothing more.
+        if !privileged { status = DaemonStatusResult(version: status.version) }
         let visible =
             privileged
             ? accessories
