@@ -60,7 +60,17 @@ mapfile -t modulemaps < <(
   # System-library targets (CYAML, CUdev) keep theirs beside their header.
   find Sources -mindepth 2 -maxdepth 2 -name module.modulemap
 )
-flags=(-sanitize=fuzzer,address -parse-as-library -swift-version 6 -g -use-ld=lld -I "$bin/Modules")
+# The targets use ControlProtocol's `package` declarations (its parser, writer and fast path), so
+# they are compiled as members of the package: with the package name SwiftPM gave its modules
+# (made from the checkout folder's name), read from the build it just described.
+package_name="$(grep -- '"-module-name","ControlProtocol"' "$SCRATCH/debug.yaml" |
+  grep -o -- '"-package-name","[^"]*"' | head -n 1 | cut -d '"' -f 4)"
+if [ -z "$package_name" ]; then
+  echo "fuzz: cannot find the package name in $SCRATCH/debug.yaml" >&2
+  exit 1
+fi
+flags=(-sanitize=fuzzer,address -parse-as-library -swift-version 6 -g -use-ld=lld -I "$bin/Modules"
+  -package-name "$package_name")
 for map in "${modulemaps[@]}"; do flags+=(-Xcc "-fmodule-map-file=$map"); done
 
 mkdir -p fuzz/artifacts

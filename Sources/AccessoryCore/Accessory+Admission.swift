@@ -41,6 +41,7 @@ extension Accessory {
 
     /// A parked request's `wait_ms` ran out before the lock was released. Device loop.
     func parkedWaitExpired(_ op: RequestOperation) {
+        loop.assertInLoop()
         op.replyWithoutRunning(.waitExpired(device: name, what: "the lock to be released"))
     }
 
@@ -52,13 +53,15 @@ extension Accessory {
     /// A request finished (answered, cancelled, its client gone): a wait in the queue on its
     /// behalf has nothing left to wait for. Device loop.
     func requestFinished(_ op: RequestOperation) {
+        loop.assertInLoop()
         for w in admission.readyWaiters where w.dependent === op || w.dependent == nil { w.finish() }
     }
 
     /// Removes a request parked for the lock (a cancel, or its client left). Returns whether it
     /// was parked. Device loop.
     func unpark(_ op: RequestOperation) -> Bool {
-        admission.unpark(op)
+        loop.assertInLoop()
+        return admission.unpark(op)
     }
 
     // MARK: - Lock
@@ -73,16 +76,19 @@ extension Accessory {
         granted: @escaping () -> Void,
         failed: @escaping (AccessoryError) -> Void
     ) {
+        loop.assertInLoop()
         lease.acquire(clientID: clientID, timeoutMs: timeoutMs, leaseMs: leaseMs, granted: granted, failed: failed)
     }
 
     /// Releases the lock if `clientID` holds it. Device loop.
     func unlock(clientID: UInt64) throws(AccessoryError) {
+        loop.assertInLoop()
         try lease.unlock(clientID: clientID)
     }
 
     /// A lease ran out: the lock is released next. Device loop.
     func leaseExpired(clientID: UInt64) {
+        loop.assertInLoop()
         log(.notice, "\(name): the lock of client \(clientID) expired")
     }
 
@@ -90,6 +96,7 @@ extension Accessory {
     /// admitted again, in order (the new holder's run; the others park again or fail). Device
     /// loop.
     func lockReleased() {
+        loop.assertInLoop()
         for p in admission.releaseParked() { submit(p.item, waitDeadline: p.until) }
         onMaybeIdle?(self)
     }
@@ -102,6 +109,7 @@ extension Accessory {
 
     /// A client left: its lock is released and its pending lock requests dropped. Device loop.
     func clientLeft(_ clientID: UInt64) {
+        loop.assertInLoop()
         lease.stopWaiting(clientID)
         if rawSession?.origin.clientID == clientID { endRawSession(disconnecting: nil) }
         if lease.holder == clientID { lease.release() }

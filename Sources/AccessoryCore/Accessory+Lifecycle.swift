@@ -157,6 +157,7 @@ extension Accessory {
 
     /// The device went away (EOF, EIO, hang-up): fail what is queued, tell subscribers, reopen.
     func deviceGone(_ reason: String) {
+        loop.assertInLoop()
         guard state == .ready || (state == .opening && channel != nil) else { return }
         counters.removals += 1
         counters.lastError = reason
@@ -250,6 +251,7 @@ extension Accessory {
     /// Closes the accessory for good (daemon shutdown, or replaced or removed by a reload):
     /// every request still queued fails with `error`. Device loop.
     func shutDown(error: AccessoryError, reason: String = "shut down") {
+        loop.assertInLoop()
         isShutDown = true
         reopen.cancel()
         linePoll.stop()

@@ -31,20 +31,22 @@ extension Accessory {
         return lines
     }
 
-    /// `{dtr, rts, cts, dsr, dcd, ri}`, each true when asserted.
-    static func linesJSON(_ lines: ModemLines) -> JSONValue {
-        var o = JSONObject()
-        for (line, key) in [
-            (ModemLines.dtr, "dtr"), (.rts, "rts"), (.cts, "cts"), (.dsr, "dsr"), (.cd, "dcd"), (.ri, "ri"),
-        ] {
-            o.append(key, .bool(lines.contains(line)))
-        }
-        return .object(o)
+    /// The lines as `device.status`, `control` and `device.lines` report them.
+    static func lineState(_ lines: ModemLines) -> ModemLineState {
+        ModemLineState(
+            dtr: lines.contains(.dtr),
+            rts: lines.contains(.rts),
+            cts: lines.contains(.cts),
+            dsr: lines.contains(.dsr),
+            dcd: lines.contains(.cd),
+            ri: lines.contains(.ri)
+        )
     }
 
     /// Starts or stops polling the lines (``LinePoll``); `changed` is told each change (not the
     /// first reading).
     func pollLines(_ wanted: Bool, changed: @escaping (Accessory, ModemLines) -> Void) {
+        loop.assertInLoop()
         guard wanted else {
             linePoll.stop()
             return

@@ -72,6 +72,7 @@ extension Accessory {
     /// subscriptions (a raw stream carries no JSON), takes the lock (without a lease) and routes
     /// the device's bytes to the client. Device loop.
     func beginRawSession(for operation: RequestOperation) -> RawSession {
+        loop.assertInLoop()
         let origin = operation.origin
         onRawSessionStarting?(self, origin)
         let idle = IdleTimer(scheduler: loop, limit: .milliseconds(limits.attachIdleMs))
@@ -101,6 +102,7 @@ extension Accessory {
     }
 
     private func writeRaw(_ bytes: [UInt8], from session: RawSession) {
+        loop.assertInLoop()
         guard rawSession === session, let channel else { return }
         do {
             try send(bytes, on: channel, for: session.operation)
@@ -125,6 +127,7 @@ extension Accessory {
     /// No byte went either way for `limits.attach_idle_ms`: a notice line, then the client is
     /// disconnected. Device loop.
     private func rawSessionIdle(_ session: RawSession) {
+        loop.assertInLoop()
         guard rawSession === session else { return }
         let reason = "no bytes either way for \(limits.attachIdleMs) ms (limits.attach_idle_ms)"
         log(.notice, "\(name): ending the raw session of client \(session.origin.clientID): \(reason)")

@@ -8,6 +8,7 @@ extension Accessory {
     /// its answer (timed out, cancelled, its client gone), that answer is awaited for the late
     /// window; then the probe, if configured; then the settle time. Device loop.
     func startResync(after previous: LoopOperation, done: @escaping () -> Void) {
+        loop.assertInLoop()
         reader?.reset()
         guard state == .ready else { return done() }
         let now = loop.now
@@ -65,22 +66,24 @@ extension Accessory {
     }
 
     /// `device.status`'s `resync` object, or nil when none is running. Device loop.
-    func resyncJSON() -> JSONValue? {
+    func resyncStatus() -> DeviceStatusResult.Resync? {
         guard resync.isActive, let started = resync.startedAt else { return nil }
         let now = loop.now
-        var o: JSONObject = [:]
-        o.append("waiting_for", .string(resync.phase.waitingFor))
-        o.append("after", .string(resyncCause))
-        o.append("since_ms", .int(Self.milliseconds(now - started)))
-        if let ends = resync.phaseEnds { o.append("until_ms", .int(Self.milliseconds(max(.zero, ends - now)))) }
-        switch resync.phase {
-        case .probing(let attempt, _), .probeBackoff(let attempt, _): o.append("probe_attempt", .int(attempt))
-        default: break
-        }
-        return .object(o)
+        let probeAttempt: Int64? =
+            switch resync.phase {
+            case .probing(let attempt, _), .probeBackoff(let attempt, _): Int64(attempt)
+            default: nil
+            }
+        return DeviceStatusResult.Resync(
+            waitingFor: resync.phase.waitingFor,
+            after: resyncCause,
+            sinceMs: Self.milliseconds(now - started),
+            untilMs: resync.phaseEnds.map { Self.milliseconds(max(.zero, $0 - now)) },
+            probeAttempt: probeAttempt
+        )
     }
 
-    private static func milliseconds(_ d: Duration) -> Int { Int(d / .milliseconds(1)) }
+    private static func milliseconds(_ d: Duration) -> Int64 { Int64(d / .milliseconds(1)) }
 
     /// What `device.status`, `devices.list` and `device.state` report: `resyncing` while a ready
     /// accessory discards a late answer, probes or settles. Device loop.

@@ -16,6 +16,7 @@ extension Accessory {
     /// Opens the trace file, if the accessory has one, and starts its writer. A file that cannot
     /// be opened is logged and the accessory serves without it. Device loop.
     func startTraceFile() {
+        loop.assertInLoop()
         guard let trace = settings.trace, trafficTap?.writer == nil, !isShutDown else { return }
         let file: RotatingTraceFile
         do {
@@ -47,6 +48,7 @@ extension Accessory {
 
     /// The clients subscribed to this accessory's traffic changed. Device loop.
     func setTrafficSubscribers(_ subscribers: [any RequestOrigin]) {
+        loop.assertInLoop()
         guard !subscribers.isEmpty || !(trafficTap?.subscribers.isEmpty ?? true) else { return }
         tapForUpdate.subscribers = subscribers
         updateTap()
@@ -67,19 +69,17 @@ extension Accessory {
     }
 
     /// `trace` in `device.status`: the file and its counts, if the accessory traces to one.
-    func traceStatusJSON() -> JSONValue? {
+    func traceStatus() -> DeviceStatusResult.Trace? {
         guard let trace = settings.trace else { return nil }
-        var o: JSONObject = ["file": .string(trace.file), "format": .string(trace.format.rawValue)]
-        if let writer = trafficTap?.writer {
+        let writer = trafficTap?.writer.map { writer in
             let statistics = writer.statistics
-            o.append("active", .bool(true))
-            o.append("traced_bytes", .integer(statistics.tracedBytes))
-            o.append("dropped_bytes", .integer(statistics.droppedBytes))
-            if let error = statistics.lastError { o.append("last_error", .string(error)) }
-        } else {
-            o.append("active", .bool(false))
+            return DeviceStatusResult.Trace.Writer(
+                tracedBytes: statistics.tracedBytes,
+                droppedBytes: statistics.droppedBytes,
+                lastError: statistics.lastError
+            )
         }
-        return .object(o)
+        return DeviceStatusResult.Trace(file: trace.file, format: trace.format.rawValue, writer: writer)
     }
 }
 

@@ -217,55 +217,50 @@ public final class Accessory: @unchecked Sendable {  // @unchecked: all mutable 
 
     // MARK: - Status
 
-    func statusJSON() -> JSONValue {
-        var o: JSONObject = [:]
-        o.append("name", .string(name))
-        o.append("state", .string(reportedState.rawValue))
-        o.append("reason", .string(reportedReason))
-        if let r = resyncJSON() { o.append("resync", r) }
-        o.append("transport", .string(transportName))
-        if let devicePath { o.append("path", .string(devicePath)) }
-        o.append("identity", identityJSON())
-        o.append("settings", settingsJSON())
-        o.append("queue_depth", .int(queueDepth))
-        o.append("locked", .bool(lease.holder != nil))
-        // Null where the driver gives none (a pty, an RFCOMM link) or the accessory is not open.
-        o.append("lines", currentLines().map(Self.linesJSON) ?? .null)
-        o.append("counters", counters.json())
-        o.append("last_error", counters.lastError.map(JSONValue.string) ?? .null)
-        if let trace = traceStatusJSON() { o.append("trace", trace) }
-        return .object(o)
+    /// `device.status`, with the accessory's `views`. Device loop.
+    func status(views: [DeviceStatusResult.View]) -> DeviceStatusResult {
+        loop.assertInLoop()
+        return DeviceStatusResult(
+            name: name,
+            state: reportedState,
+            reason: reportedReason,
+            resync: resyncStatus(),
+            transport: transportName,
+            path: devicePath,
+            identity: identityStatus(),
+            settings: settingsStatus(),
+            queueDepth: Int64(queueDepth),
+            locked: lease.holder != nil,
+            // Null where the driver gives none (a pty, an RFCOMM link) or the accessory is not open.
+            lines: currentLines().map(Self.lineState),
+            counters: counters.status,
+            lastError: counters.lastError,
+            trace: traceStatus(),
+            views: views
+        )
     }
 
-    private func identityJSON() -> JSONValue {
-        var o: JSONObject = [:]
+    private func identityStatus() -> DeviceStatusResult.Identity {
         switch settings.source {
-        case .path(let p): o.append("path", .string(p))
-        case .simulate(let s): o.append("simulated", .string(s.personality.rawValue))
-        case .rfcomm(let t):
-            o.append("address", .string(t.address))
-            o.append("channel", .int(t.channel))
-        case .match(let m):
-            if let v = m.vendorID { o.append("vendor_id", .string(v)) }
-            if let p = m.productID { o.append("product_id", .string(p)) }
-            if let s = m.serial { o.append("serial", .string(s)) }
-            if let b = m.byID { o.append("by_id", .string(b)) }
+        case .path(let p): .path(p)
+        case .simulate(let s): .simulated(s.personality.rawValue)
+        case .rfcomm(let t): .rfcomm(address: t.address, channel: Int64(t.channel))
+        case .match(let m): .match(vendorID: m.vendorID, productID: m.productID, serial: m.serial, byID: m.byID)
         }
-        return .object(o)
     }
 
-    private func settingsJSON() -> JSONValue {
-        var o: JSONObject = [:]
+    private func settingsStatus() -> DeviceStatusResult.Settings {
         let s = settings.serial
-        o.append("baud", .int(s.baud))
-        o.append("data_bits", .int(s.dataBits))
-        o.append("parity", .string(s.parity.rawValue))
-        o.append("stop_bits", .int(s.stopBits))
-        o.append("flow", .string(s.flow.rawValue))
-        o.append("framing", .string(settings.framing.format.typeName))
-        if let u = settings.response.until { o.append("until", .string(u)) }
-        o.append("timeout_ms", .int(responseTimeoutMs(requested: nil)))
-        return .object(o)
+        return DeviceStatusResult.Settings(
+            baud: Int64(s.baud),
+            dataBits: Int64(s.dataBits),
+            parity: s.parity.rawValue,
+            stopBits: Int64(s.stopBits),
+            flow: s.flow.rawValue,
+            framing: settings.framing.format.typeName,
+            until: settings.response.until,
+            timeoutMs: Int64(responseTimeoutMs(requested: nil))
+        )
     }
 
     func responseTimeoutMs(requested: Int?) -> Int {
@@ -276,6 +271,7 @@ public final class Accessory: @unchecked Sendable {  // @unchecked: all mutable 
 extension Accessory {
     /// The queue finished an operation (through ``AccessoryLink``, its delegate). Device loop.
     func queueDidFinish(_ operation: LoopOperation) {
+        loop.assertInLoop()
         onMaybeIdle?(self)
     }
 }

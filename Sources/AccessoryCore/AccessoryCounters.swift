@@ -45,28 +45,26 @@ struct AccessoryCounters {
         return (at(0.5), at(0.99))
     }
 
-    func json() -> JSONValue {
-        var o: JSONObject = [:]
-        o.append("bytes_in", .integer(Int64(bytesIn)))
-        o.append("bytes_out", .integer(Int64(bytesOut)))
-        o.append("frames_in", .integer(Int64(framesIn)))
-        o.append("frames_out", .integer(Int64(framesOut)))
-        o.append("frames_dropped", .integer(Int64(framesDropped)))
-        o.append("unsolicited_frames", .integer(Int64(unsolicitedFrames)))
-        o.append("requests_ok", .integer(Int64(requestsOK)))
-        o.append("requests_failed", .integer(Int64(requestsFailed)))
-        o.append("requests_cancelled", .integer(Int64(requestsCancelled)))
-        o.append("requests_timed_out", .integer(Int64(requestsTimedOut)))
-        o.append("opens", .integer(Int64(opens)))
-        o.append("open_attempts", .integer(Int64(openAttempts)))
-        o.append("removals", .integer(Int64(removals)))
-        o.append("resyncs", .integer(Int64(resyncs)))
-        o.append("resync_discarded_frames", .integer(Int64(resyncDiscardedFrames)))
-        o.append("probe_failures", .integer(Int64(probeFailures)))
-        if let (p50, p99) = latencyPercentiles() {
-            o.append("latency_p50_ms", .number(.double(p50)))
-            o.append("latency_p99_ms", .number(.double(p99)))
-        }
-        return .object(o)
+    /// What `device.status` shows.
+    var status: DeviceStatusResult.Counters {
+        var c = DeviceStatusResult.Counters()
+        c.bytesIn = Int64(bytesIn)
+        c.bytesOut = Int64(bytesOut)
+        c.framesIn = Int64(framesIn)
+        c.framesOut = Int64(framesOut)
+        c.framesDropped = Int64(framesDropped)
+        c.unsolicitedFrames = Int64(unsolicitedFrames)
+        c.requestsOK = Int64(requestsOK)
+        c.requestsFailed = Int64(requestsFailed)
+        c.requestsCancelled = Int64(requestsCancelled)
+        c.requestsTimedOut = Int64(requestsTimedOut)
+        c.opens = Int64(opens)
+        c.openAttempts = Int64(openAttempts)
+        c.removals = Int64(removals)
+        c.resyncs = Int64(resyncs)
+        c.resyncDiscardedFrames = Int64(resyncDiscardedFrames)
+        c.probeFailures = Int64(probeFailures)
+        c.latency = latencyPercentiles().map { .init(p50Ms: $0.p50, p99Ms: $0.p99) }
+        return c
     }
 }

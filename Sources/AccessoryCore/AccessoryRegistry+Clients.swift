@@ -19,9 +19,8 @@ extension AccessoryRegistry {
         RPCError(.permissionDenied, "\(method.rawValue) is for root and the daemon's own user only")
     }
 
-    /// `{clients:[{id, pid, uid, user, command, connected_since_ms, locks, attached, subscribed,
-    /// requests_in_flight}]}`, in connection order.
-    func clientsListJSON() -> JSONValue {
+    /// `clients.list`: every connected client, in connection order.
+    func clientsListResult() -> ClientsListResult {
         var held: [UInt64: (locks: [String], attached: String?)] = [:]
         for a in accessories {
             if let holder = a.lease.holder { held[holder, default: ([], nil)].locks.append(a.name) }
@@ -29,31 +28,31 @@ extension AccessoryRegistry {
         }
         var requests: [UInt64: Int] = [:]
         for key in inflight.keys { requests[key.client, default: 0] += 1 }
-        let list = clients.values.sorted { $0.clientID < $1.clientID }.map { c -> JSONValue in
+        let list = clients.values.sorted { $0.clientID < $1.clientID }.map { c in
             let id = c.clientID
-            var o = JSONObject()
-            o.append("id", .integer(Int64(clamping: id)))
-            o.append("pid", .int(Int(c.pid)))
-            o.append("uid", .int(Int(c.uid)))
-            o.append("user", ProcessIdentity.userName(ofID: c.uid).map(JSONValue.string) ?? .null)
             // A pty view is a client of the daemon's own: named by its path.
             let command =
                 (c as? PtyView).map { "view \($0.link.path)" } ?? ProcessIdentity.commandName(ofProcess: c.pid)
-            o.append("command", command.map(JSONValue.string) ?? .null)
-            o.append("connected_since_ms", .integer(c.connectedSinceMs))
-            o.append("locks", .array((held[id]?.locks ?? []).map(JSONValue.string)))
-            o.append("attached", held[id]?.attached.map(JSONValue.string) ?? .null)
-            let subscribed: JSONValue =
+            let subscribed: ClientSummary.Subscribed =
                 switch subscriptions[id]?.devices {
-                case nil where subscriptions[id] != nil: .string("all")
-                case let devices?: .array(devices.sorted().map(JSONValue.string))
-                default: .array([])
+                case nil where subscriptions[id] != nil: .all
+                case let devices?: .devices(devices.sorted())
+                default: .devices([])
                 }
-            o.append("subscribed", subscribed)
-            o.append("requests_in_flight", .int(requests[id] ?? 0))
-            return .object(o)
+            return ClientSummary(
+                id: Int64(clamping: id),
+                pid: Int64(c.pid),
+                uid: Int64(c.uid),
+                user: ProcessIdentity.userName(ofID: c.uid),
+                command: command,
+                connectedSinceMs: c.connectedSinceMs,
+                locks: held[id]?.locks ?? [],
+                attached: held[id]?.attached,
+                subscribed: subscribed,
+                requestsInFlight: Int64(requests[id] ?? 0)
+            )
         }
-        return .object(["clients": .array(list)])
+        return ClientsListResult(clients: list)
     }
 
     /// Ends client `id`'s connection and, at once rather than when the close comes round, what

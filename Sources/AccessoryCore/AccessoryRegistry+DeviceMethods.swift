@@ -5,33 +5,40 @@ import Operations
 /// use it). Device loop only.
 extension AccessoryRegistry {
     func deviceStatus(of a: Accessory, _ caller: Caller) {
-        caller.succeed(withViews(a.statusJSON(), of: a.name))
+        loop.assertInLoop()
+        caller.succeed(a.status(views: views.status(of: a.name)))
     }
 
     func transact(_ p: TransferParams, on a: Accessory, _ caller: Caller) {
+        loop.assertInLoop()
         submit(.transact(p.data), on: a, timeoutMs: p.timeoutMs, waitMs: p.waitMs, caller)
     }
 
     func write(_ p: TransferParams, on a: Accessory, _ caller: Caller) {
+        loop.assertInLoop()
         submit(.write(p.data), on: a, timeoutMs: p.timeoutMs, waitMs: p.waitMs, caller)
     }
 
     func read(_ p: ReadParams, on a: Accessory, _ caller: Caller) {
+        loop.assertInLoop()
         submit(.read(maxFrames: Int(p.maxFrames ?? 1)), on: a, timeoutMs: p.timeoutMs, waitMs: nil, caller)
     }
 
     /// With an attach session's token (`session`): the session's own control, run inside it.
     func control(_ p: ControlParams, on a: Accessory, _ caller: Caller) {
+        loop.assertInLoop()
         submit(.control(p), on: a, timeoutMs: nil, waitMs: p.waitMs, caller, session: p.session)
     }
 
     func attach(_ p: AttachParams, on a: Accessory, _ caller: Caller) {
+        loop.assertInLoop()
         submit(.attach, on: a, timeoutMs: nil, waitMs: p.waitMs, caller)
     }
 
     /// Every lock has a lease: one that gives none gets the default; a longer one than the limit
     /// is refused rather than shortened, so the holder always knows when it ends.
     func lock(_ p: LockParams, on a: Accessory, _ caller: Caller) {
+        loop.assertInLoop()
         let leaseMs = p.leaseMs.map(Int.init) ?? limits.defaultLeaseMs
         guard leaseMs <= limits.maxLeaseMs else {
             return caller.fail(.leaseTooLong(requested: leaseMs, limit: limits.maxLeaseMs))
@@ -47,6 +54,7 @@ extension AccessoryRegistry {
     }
 
     func unlock(_ a: Accessory, _ caller: Caller) {
+        loop.assertInLoop()
         do {
             try a.unlock(clientID: caller.origin.clientID)
             caller.succeed(UnlockResult(device: a.name))

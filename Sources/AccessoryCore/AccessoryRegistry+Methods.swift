@@ -5,6 +5,7 @@ import Operations
 extension AccessoryRegistry {
     /// The accessories the caller may use, in configuration order.
     func devicesList(_ caller: Caller) {
+        loop.assertInLoop()
         let origin = caller.origin
         let visible = accessories.filter { $0.access.allows(uid: origin.uid, gid: origin.gid, groups: origin.groups) }
         let rows = visible.map {
@@ -22,6 +23,7 @@ extension AccessoryRegistry {
     /// Adds the named accessory (or all the caller may use) and the events (or the default ones)
     /// to the caller's subscription.
     func subscribe(_ p: SubscriptionParams, _ caller: Caller) {
+        loop.assertInLoop()
         let client = caller.origin.clientID
         var s = subscriptions[client] ?? Subscription(origin: caller.origin, devices: [], events: [])
         if let d = p.device { s.devices?.insert(d) } else { s.devices = nil }
@@ -33,6 +35,7 @@ extension AccessoryRegistry {
     /// Removes the events named (from every accessory), or else the accessory named, or else
     /// everything; a subscription left with no event or no accessory ends.
     func unsubscribe(_ p: SubscriptionParams, _ caller: Caller) {
+        loop.assertInLoop()
         let client = caller.origin.clientID
         guard var s = subscriptions[client] else { return caller.succeed(SubscriptionResult.unsubscribed) }
         if let events = p.events { s.events.subtract(events) }
@@ -55,6 +58,7 @@ extension AccessoryRegistry {
     /// Cancels one of the caller's own requests in progress; answers whether it was the cancel
     /// that ended it.
     func cancel(_ p: CancelParams, _ caller: Caller) {
+        loop.assertInLoop()
         guard let op = inflight[InflightKey(client: caller.origin.clientID, id: p.id)] else {
             return caller.succeed(CancelResult(cancelled: false))
         }
@@ -74,11 +78,13 @@ extension AccessoryRegistry {
     }
 
     func clientsList(_ caller: Caller) {
+        loop.assertInLoop()
         guard isAdministrator(caller.origin) else { return caller.fail(Self.administratorsOnly(.clientsList)) }
-        caller.succeed(clientsListJSON())
+        caller.succeed(clientsListResult())
     }
 
     func clientDisconnect(_ p: ClientParams, _ caller: Caller) {
+        loop.assertInLoop()
         guard isAdministrator(caller.origin) else { return caller.fail(Self.administratorsOnly(.clientDisconnect)) }
         switch disconnectClient(p.id, by: caller.origin) {
         case .success(let result): caller.succeed(result)
@@ -90,24 +96,22 @@ extension AccessoryRegistry {
     /// else gets the version and counts of what they may see (the accessories they may use,
     /// their own requests): the number of clients, the daemon's load, its pid and uptime say
     /// what other users are doing, which is not theirs to know. Device loop.
-    func daemonStatus(for origin: any RequestOrigin) -> JSONObject {
+    func daemonStatus(for origin: any RequestOrigin) -> DaemonStatusResult {
+        loop.assertInLoop()
         let privileged = AccessControl.isPrivileged(uid: origin.uid)
-        var o: JSONObject
-        if privileged {
-            o = daemonStatus()
-        } else {
-            o = JSONObject(members: daemonStatus().members.filter { $0.key == "version" })
-        }
+        var status = daemonStatus()
+        // Of what the daemon adds, anyone else is shown the version and nothing more.
+        if !privileged { status = DaemonStatusResult(version: status.version) }
         let visible =
             privileged
             ? accessories
             : accessories.filter {
                 $0.access.allows(uid: origin.uid, gid: origin.gid, groups: origin.groups)
             }
-        o.append("accessories", .int(visible.count))
-        o.append("accessories_ready", .int(visible.filter { $0.state == .ready }.count))
-        o.append("requests_in_flight", .int(privileged ? inflightCount : inflightPerClient[origin.clientID] ?? 0))
-        o.append("views", viewsSummaryJSON(of: visible.map(\.name)))
-        return o
+        status.accessories = Int64(visible.count)
+        status.accessoriesReady = Int64(visible.filter { $0.state == .ready }.count)
+        status.requestsInFlight = Int64(privileged ? inflightCount : inflightPerClient[origin.clientID] ?? 0)
+        status.views = viewSummaries(of: visible.map(\.name))
+        return status
     }
 }

@@ -96,6 +96,7 @@ extension AccessoryRegistry {
     /// A busy accessory may have become idle: apply its pending change on the next loop turn (not
     /// from inside the queue's or the lock's callback that told us). Device loop.
     func applyPendingChange(to a: Accessory) {
+        loop.assertInLoop()
         guard pendingChanges[a.name] != nil, a.isIdle else { return }
         _ = loop.perform { [self] in
             guard byName[a.name] === a, a.isIdle || a.state != .ready, let change = pendingChanges[a.name] else {

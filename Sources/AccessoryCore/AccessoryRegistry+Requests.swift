@@ -28,6 +28,7 @@ extension AccessoryRegistry {
     /// Cancels the client's requests, releases its locks, drops its subscriptions. Idempotent.
     /// Device loop.
     func releaseEverything(of origin: any RequestOrigin) {
+        loop.assertInLoop()
         let id = origin.clientID
         subscriptions[id] = nil
         inflightPerClient[id] = nil
@@ -57,7 +58,7 @@ extension AccessoryRegistry {
         case .cancel(let p): cancel(p, caller)
         case .clientsList: clientsList(caller)
         case .clientDisconnect(let p): clientDisconnect(p, caller)
-        case .daemonStatus: caller.succeed(JSONValue.object(daemonStatus(for: caller.origin)))
+        case .daemonStatus: caller.succeed(daemonStatus(for: caller.origin))
         }
     }
 

@@ -59,8 +59,9 @@ public final class AccessoryRegistry: @unchecked Sendable {  // @unchecked: muta
     var udevMatches: [String: [String: DeviceIdentity]] = [:]
     /// Reload changes waiting for a busy accessory to become idle, by accessory name.
     var pendingChanges: [String: PendingChange] = [:]
-    /// Adds daemon-wide figures (clients, uptime …) to `daemon.status`. Any thread.
-    public var daemonStatus: @Sendable () -> JSONObject = { [:] }
+    /// The daemon-wide part of `daemon.status` (the version, the process's and the control
+    /// server's figures), which the registry completes with the accessories'. Any thread.
+    package var daemonStatus: @Sendable () -> DaemonStatusResult = { DaemonStatusResult() }
     /// Told after every accessory state change (for systemd's STATUS=). Device loop.
     public var onStateChange: ((Accessory) -> Void)?
     /// How `rfcomm` accessories connect: the kernel's Bluetooth sockets unless a test gives a
@@ -191,6 +192,7 @@ public final class AccessoryRegistry: @unchecked Sendable {  // @unchecked: muta
     // MARK: - Notifications
 
     func stateChanged(_ a: Accessory) {
+        loop.assertInLoop()
         sendDataBatches()  // Data that came before the change is announced before it.
         var line: [UInt8] = []
         ResponseEncoder.deviceState(device: a.name, state: a.reportedState, reason: a.reportedReason, into: &line)
@@ -258,11 +260,12 @@ public final class AccessoryRegistry: @unchecked Sendable {  // @unchecked: muta
 
     /// `device.lines` with `{device, lines}` to the clients subscribed to it.
     private func linesChanged(_ a: Accessory, _ lines: ModemLines) {
+        loop.assertInLoop()
         sendDataBatches()  // Data that came before the change is announced before it.
         var line: [UInt8] = []
         ResponseEncoder.notification(
             method: "device.lines",
-            params: JSONValue.object(["device": .string(a.name), "lines": Accessory.linesJSON(lines)]),
+            params: DeviceLines(device: a.name, lines: Accessory.lineState(lines)),
             into: &line
         )
         for s in subscriptions.values where s.events.contains(.lines) && wants(s, a) {

@@ -86,6 +86,7 @@ final class Admission<Item: AnyObject> {
 
     /// Parks `item` until ``releaseParked()`` or `until`, when ``onParkExpired`` is told.
     func park(_ item: Item, until: LoopInstant) {
+        scheduler.assertInLoop()
         let timer = scheduler.scheduleTimer(after: max(.zero, until - scheduler.now)) { [weak self, weak item] in
             guard let self, let item else { return }
             if unpark(item) { onParkExpired(item) }
@@ -96,6 +97,7 @@ final class Admission<Item: AnyObject> {
     /// Removes `item` from the parked ones (a cancel, its client left, its wait ran out).
     /// Returns whether it was parked.
     func unpark(_ item: Item) -> Bool {
+        scheduler.assertInLoop()
         guard let i = parked.firstIndex(where: { $0.item === item }) else { return false }
         parked[i].timer.cancel()
         parked.remove(at: i)
@@ -105,6 +107,7 @@ final class Admission<Item: AnyObject> {
     /// Every parked request, in arrival order, with the end of its wait; none is parked after.
     /// The lock was released: each is to be admitted again.
     func releaseParked() -> [(item: Item, until: LoopInstant)] {
+        scheduler.assertInLoop()
         let released = parked
         parked.removeAll()
         return released.map {

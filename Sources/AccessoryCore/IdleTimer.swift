@@ -26,6 +26,7 @@ final class IdleTimer {
 
     /// Starts counting from now: `onIdle` is told once nothing happened for `limit`.
     func start(onIdle: @escaping () -> Void) {
+        scheduler.assertInLoop()
         lastActivity = scheduler.now
         arm(after: limit, onIdle)
     }
@@ -37,6 +38,7 @@ final class IdleTimer {
 
     /// Stops the timer; `onIdle` will not be told.
     func stop() {
+        scheduler.assertInLoop()
         timer?.cancel()
         timer = nil
     }

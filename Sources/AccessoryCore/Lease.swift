@@ -81,6 +81,7 @@ final class Lease {
         granted: @escaping () -> Void,
         failed: @escaping (AccessoryError) -> Void
     ) {
+        scheduler.assertInLoop()
         if state.holder == nil || state.holder == clientID {
             grant(to: clientID, leaseMs: leaseMs)
             granted()
@@ -101,6 +102,7 @@ final class Lease {
 
     /// Releases the lock if `clientID` holds it; otherwise says why not.
     func unlock(clientID: UInt64) throws(AccessoryError) {
+        scheduler.assertInLoop()
         guard state.holder == clientID else {
             throw state.holder == nil ? .notLocked(device: device) : .lockedByAnotherClient(device: device)
         }
@@ -111,12 +113,14 @@ final class Lease {
     /// anyone is taken over: the `attach` was admitted to the queue before that lock was granted,
     /// and a raw session cannot share the accessory.
     func attach(by clientID: UInt64) {
+        scheduler.assertInLoop()
         stopLeaseTimer()
         state = .attached(by: clientID)
     }
 
     /// The lock is free again; the first waiter, if any, gets it. Then ``onReleased``.
     func release() {
+        scheduler.assertInLoop()
         stopLeaseTimer()
         state = .free
         if !waiters.isEmpty {
@@ -130,6 +134,7 @@ final class Lease {
 
     /// `clientID` is gone: its wait, if any, ends without an answer.
     func stopWaiting(_ clientID: UInt64) {
+        scheduler.assertInLoop()
         if let i = waiters.firstIndex(where: { $0.clientID == clientID }) {
             waiters[i].timer?.cancel()
             waiters.remove(at: i)
@@ -139,12 +144,14 @@ final class Lease {
     /// `clientID` is gone: its wait ends without an answer, and the lock is released if it was
     /// theirs.
     func clientLeft(_ clientID: UInt64) {
+        scheduler.assertInLoop()
         stopWaiting(clientID)
         if state.holder == clientID { release() }
     }
 
     /// Every waiter fails with `error` (the accessory is going away); the holder keeps the lock.
     func failWaiters(_ error: AccessoryError) {
+        scheduler.assertInLoop()
         let failing = waiters
         waiters.removeAll()
         for w in failing {

@@ -33,6 +33,7 @@ final class LinePoll {
     /// Starts polling: `read` every `interval` from now, `changed` told each change. Does nothing
     /// while already polling (the running poll keeps its closures and its baseline).
     func start(read: @escaping () -> ModemLines?, changed: @escaping (ModemLines) -> Void) {
+        scheduler.assertInLoop()
         guard timer == nil else { return }
         lastLines = nil
         timer = scheduler.scheduleTimer(after: interval, repeating: interval) { [weak self] in
@@ -48,6 +49,7 @@ final class LinePoll {
 
     /// Stops polling, if it runs; the next ``start(read:changed:)`` begins with a new baseline.
     func stop() {
+        scheduler.assertInLoop()
         timer?.cancel()
         timer = nil
         lastLines = nil

@@ -26,6 +26,7 @@ final class ReopenSchedule {
     /// Schedules `attempt` after `delay`, or after the current back-off (which then doubles, up to
     /// the maximum). Does nothing while an attempt is already scheduled.
     func schedule(after delay: Duration? = nil, _ attempt: @escaping () -> Void) {
+        scheduler.assertInLoop()
         guard timer == nil else { return }
         let wait = delay ?? nextDelay
         if delay == nil { nextDelay = min(maximum, nextDelay * 2) }
@@ -37,12 +38,14 @@ final class ReopenSchedule {
 
     /// Drops the scheduled attempt, if any.
     func cancel() {
+        scheduler.assertInLoop()
         timer?.cancel()
         timer = nil
     }
 
     /// The device opened (or is known to be back): the next failure starts from `initial` again.
     func reset() {
+        scheduler.assertInLoop()
         nextDelay = initial
     }
 }

@@ -44,10 +44,10 @@ extension RequestOperation {
         let accessory = self.accessory
         switch end {
         case .done:
-            controlResult = .object([
-                "device": .string(accessory.name),
-                "lines": accessory.currentLines().map(Accessory.linesJSON) ?? .null,
-            ])
+            controlResult = DeviceLines(
+                device: accessory.name,
+                lines: accessory.currentLines().map(Accessory.lineState)
+            )
             finish()
         case .linesUnsupported:
             finish(error: accessory.linesUnavailable(.unsupported)!)

@@ -63,7 +63,7 @@ final class RequestOperation: LoopOperation, @unchecked Sendable {  // @unchecke
     /// Whether the one response was the `cancelled` error (what a `cancel` of it reports).
     private(set) var answeredCancelled = false
     /// A `control`'s answer, set just before it finishes.
-    var controlResult: JSONValue?
+    var controlResult: DeviceLines?
 
     init(accessory: Accessory, kind: Kind, timeoutMs: Int, requestID: RequestID, origin: any RequestOrigin) {
         self.accessory = accessory
@@ -176,6 +176,7 @@ final class RequestOperation: LoopOperation, @unchecked Sendable {  // @unchecke
 
     /// The deadline passed while this request was still executing. Device loop.
     func deadlinePassed() {
+        loop.assertInLoop()
         guard state == .executing else { return }
         if case .read = kind, !frames.isEmpty {
             finish()
@@ -238,6 +239,7 @@ final class RequestOperation: LoopOperation, @unchecked Sendable {  // @unchecke
 
     /// Answers a request that never entered the queue (refused at admission or while parked).
     func replyWithoutRunning(_ error: AccessoryError) {
+        loop.assertInLoop()
         reply(error: error)
     }
 
@@ -284,7 +286,11 @@ final class RequestOperation: LoopOperation, @unchecked Sendable {  // @unchecke
         case .attach:
             break  // Answered when it started.
         case .control:
-            origin.respond(id: requestID, result: .success(controlResult ?? .null))
+            if let controlResult {
+                origin.respond(id: requestID, result: .success(controlResult))
+            } else {
+                origin.respond(id: requestID, result: .success(JSONValue.null))
+            }
         }
     }
 }

@@ -115,6 +115,7 @@ final class Resync {
     /// `done` once, when it ends or is cancelled. A resync still running is ended first (its
     /// `done` is called), so that nobody waiting on it is stranded.
     func start(lateAnswerUntil: LoopInstant?, probe useProbe: Bool, done: @escaping () -> Void) {
+        scheduler.assertInLoop()
         cancel()
         let now = scheduler.now
         self.done = done
@@ -160,6 +161,7 @@ final class Resync {
 
     /// Ends the resync at once (the device went away, the accessory shuts down): calls `done`.
     func cancel() {
+        scheduler.assertInLoop()
         guard isActive else { return }
         finish()
     }

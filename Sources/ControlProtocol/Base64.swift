@@ -5,7 +5,7 @@
 /// positions, and non-zero unused bits in the last character (a non-canonical encoding).
 ///
 /// Threading: stateless. Any thread.
-public enum Base64 {
+package enum Base64 {
     /// Appends the encoding of `bytes` to `buffer`.
     static func encode(_ bytes: UnsafeBufferPointer<UInt8>, into buffer: inout [UInt8]) {
         encode(bytes, to: &buffer)
@@ -99,7 +99,7 @@ public enum Base64 {
     }
 
     /// Appends the encoding of `bytes` to `buffer`.
-    @_spi(Fuzzing) public static func encode(_ bytes: some Collection<UInt8>, into buffer: inout [UInt8]) {
+    package static func encode(_ bytes: some Collection<UInt8>, into buffer: inout [UInt8]) {
         if bytes.withContiguousStorageIfAvailable({ encode($0, into: &buffer) }) == nil {
             Array(bytes).withUnsafeBufferPointer { encode($0, into: &buffer) }
         }
@@ -113,13 +113,13 @@ public enum Base64 {
     }
 
     /// Decodes base64 text.
-    public static func decode(_ text: String) throws(Base64Error) -> [UInt8] {
+    package static func decode(_ text: String) throws(Base64Error) -> [UInt8] {
         var text = text
         return try text.withUTF8 { decode(buffer: $0) }.get()
     }
 
     /// Decodes base64 text given as bytes.
-    @_spi(Fuzzing) public static func decode(_ text: some Collection<UInt8>) throws(Base64Error) -> [UInt8] {
+    package static func decode(_ text: some Collection<UInt8>) throws(Base64Error) -> [UInt8] {
         let result =
             text.withContiguousStorageIfAvailable { decode(buffer: $0) }
             ?? Array(text).withUnsafeBufferPointer { decode(buffer: $0) }
@@ -174,7 +174,7 @@ public enum Base64 {
 /// Why text is not strict base64.
 ///
 /// Threading: a value. Any thread.
-public enum Base64Error: Error, Sendable, Equatable, CustomStringConvertible {
+package enum Base64Error: Error, Sendable, Equatable, CustomStringConvertible {
     /// The length is not a multiple of 4.
     case invalidLength(Int)
     /// A character outside the base64 alphabet, at a zero-based offset.
@@ -184,7 +184,7 @@ public enum Base64Error: Error, Sendable, Equatable, CustomStringConvertible {
     /// The last character before the padding has non-zero unused bits.
     case nonCanonical(at: Int)
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .invalidLength(let length):
             return "length \(length) is not a multiple of 4 (is padding '=' missing?)"

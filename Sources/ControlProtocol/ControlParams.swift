@@ -19,14 +19,14 @@ public struct LineStep: Sendable, Hashable {
 /// Bounds on `control`: a sequence is a reset dance, not a way to hold an accessory's queue.
 ///
 /// Threading: constants. Any thread.
-public enum ControlLimits {
+package enum ControlLimits {
     /// The most steps in one sequence.
-    public static let maxSteps = 32
+    package static let maxSteps = 32
     /// The longest single step, and the longest whole sequence (its steps' `ms` added up).
-    public static let maxStepMs: Int64 = 10_000
-    public static let maxSequenceMs: Int64 = 10_000
+    package static let maxStepMs: Int64 = 10_000
+    package static let maxSequenceMs: Int64 = 10_000
     /// The longest break (`break_ms`).
-    public static let maxBreakMs: Int64 = 10_000
+    package static let maxBreakMs: Int64 = 10_000
 }
 
 /// `{device, dtr?, rts?, sequence?, break_ms?, wait_ms?, session?}`: for `control`. What is given

@@ -72,14 +72,14 @@ public struct RPCError: Error, Sendable, Hashable, CustomStringConvertible, JSON
     public var data: JSONValue?
 
     /// An error with `code`, `message` (or the code's default message) and optional `data`.
-    public init(_ code: ErrorCode, _ message: String? = nil, data: JSONValue? = nil) {
+    package init(_ code: ErrorCode, _ message: String? = nil, data: JSONValue? = nil) {
         self.code = code.rawValue
         self.message = message ?? code.defaultMessage
         self.data = data
     }
 
     /// An error with any code (as received).
-    public init(code: Int, message: String, data: JSONValue? = nil) {
+    package init(code: Int, message: String, data: JSONValue? = nil) {
         self.code = code
         self.message = message
         self.data = data

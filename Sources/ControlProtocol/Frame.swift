@@ -5,10 +5,10 @@
 public struct Frame: Sendable, Hashable, JSONEncodable {
     public var bytes: [UInt8]
 
-    public init(_ bytes: [UInt8]) { self.bytes = bytes }
+    package init(_ bytes: [UInt8]) { self.bytes = bytes }
 
     /// A frame holding the UTF-8 of `text`.
-    public init(text: String) { self.bytes = Array(text.utf8) }
+    package init(text: String) { self.bytes = Array(text.utf8) }
 
     /// The bytes as text, if they are valid UTF-8.
     public var text: String? {
@@ -66,7 +66,7 @@ public struct Frame: Sendable, Hashable, JSONEncodable {
 
     /// Decodes a frame object (client side): `data_base64` is authoritative; `data`, if
     /// present, must agree with it.
-    public init(json: JSONValue) throws(MessageDecodingError) {
+    package init(json: JSONValue) throws(MessageDecodingError) {
         guard case .object(let object) = json else {
             throw MessageDecodingError("a frame must be an object (got \(json.kindDescription))")
         }

@@ -2,14 +2,14 @@
 /// calls, each decoded as if it had been sent alone).
 ///
 /// Threading: a value. Any thread.
-public enum IncomingMessage: Sendable, Hashable {
+package enum IncomingMessage: Sendable, Hashable {
     case single(Call)
     /// A non-empty array, in the order sent.
     case batch([Call])
 
     /// The most elements a batch may have; a longer array is refused whole (each element would
     /// be a request in progress, and the per-client limit refuses the rest anyway).
-    public static let maxBatchCount = 1_024
+    package static let maxBatchCount = 1_024
 
     /// Decodes one line (without its `\n`).
     ///
@@ -22,7 +22,7 @@ public enum IncomingMessage: Sendable, Hashable {
     /// - An array is a batch: empty, -32600 with id `null`; longer than ``maxBatchCount``,
     ///   -32600 likewise; otherwise each element decoded as above (a nested array is -32600).
     /// - Anything else is answered as ``Request/decode(_:maxDepth:)`` answers it.
-    public static func decode(_ line: some Collection<UInt8>, maxDepth: Int = 64) -> IncomingMessage {
+    package static func decode(_ line: some Collection<UInt8>, maxDepth: Int = 64) -> IncomingMessage {
         // The common requests in one pass (as `Request.decode` does).
         if maxDepth >= 2, let fast = line.withContiguousStorageIfAvailable({ Request.decodeFastPath($0) }) ?? nil {
             return .single(.request(fast))
@@ -63,7 +63,7 @@ public enum IncomingMessage: Sendable, Hashable {
 /// One call of an ``IncomingMessage`` and what the server owes for it.
 ///
 /// Threading: a value. Any thread.
-public enum Call: Sendable, Hashable {
+package enum Call: Sendable, Hashable {
     /// A request (it has an id): executed and answered.
     case request(Request)
     /// A notification (no id): executed, never answered.
@@ -78,7 +78,7 @@ public enum Call: Sendable, Hashable {
     case ignored(RPCError)
 
     /// The method name JSON-RPC reserves for the OpenRPC service description.
-    public static let discoverMethod = "rpc.discover"
+    package static let discoverMethod = "rpc.discover"
 
     /// Decodes one request or notification object (or anything else, refused).
     static func decode(_ value: JSONValue) -> Call {

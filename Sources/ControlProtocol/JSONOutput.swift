@@ -43,9 +43,9 @@ extension JSONObject: JSONEncodable {
 /// and every control character below U+0020 escaped; non-finite doubles are written as `null`.
 ///
 /// Threading: stateless. Any thread.
-@_spi(Fuzzing) public enum JSONOutput {
+package enum JSONOutput {
     /// Appends any value.
-    public static func appendValue(_ value: JSONValue, to buffer: inout [UInt8]) {
+    package static func appendValue(_ value: JSONValue, to buffer: inout [UInt8]) {
         switch value {
         case .null: appendLiteral("null", to: &buffer)
         case .bool(let flag): appendLiteral(flag ? "true" : "false", to: &buffer)

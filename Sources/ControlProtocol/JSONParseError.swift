@@ -1,11 +1,11 @@
 /// Why a byte sequence is not one JSON value, and where.
 ///
 /// Threading: a value. Any thread.
-@_spi(Fuzzing) public struct JSONParseError: Error, Sendable, Equatable, CustomStringConvertible {
+package struct JSONParseError: Error, Sendable, Equatable, CustomStringConvertible {
     /// What went wrong.
     ///
     /// Threading: a value. Any thread.
-    public enum Kind: Sendable, Equatable {
+    package enum Kind: Sendable, Equatable {
         /// Nothing but whitespace.
         case emptyInput
         /// The input ended while something (`expected`) was still due.
@@ -30,19 +30,19 @@
         case trailingData
     }
 
-    public var kind: Kind
+    package var kind: Kind
     /// Zero-based byte offset into the input.
-    public var offset: Int
+    package var offset: Int
 
-    public init(_ kind: Kind, at offset: Int) {
+    package init(_ kind: Kind, at offset: Int) {
         self.kind = kind
         self.offset = offset
     }
 
     /// One-based column of the offending byte (the line is one line).
-    public var column: Int { offset + 1 }
+    package var column: Int { offset + 1 }
 
-    public var description: String {
+    package var description: String {
         let at = "at column \(column)"
         switch kind {
         case .emptyInput:

@@ -8,24 +8,24 @@
 /// The input is hostile: every read is bounds-checked and recursion is bounded by the depth.
 ///
 /// Threading: a value. Any thread.
-@_spi(Fuzzing) public struct JSONParser {
+package struct JSONParser {
     /// Limits and choices.
     ///
     /// Threading: a value. Any thread.
-    public struct Options: Sendable, Equatable {
+    package struct Options: Sendable, Equatable {
         /// The deepest nesting of arrays and objects accepted (`[[1]]` is 2).
-        public var maxDepth: Int
+        package var maxDepth: Int
         /// Whether an object with the same key twice is an error.
-        public var rejectDuplicateKeys: Bool
+        package var rejectDuplicateKeys: Bool
 
-        public init(maxDepth: Int = 64, rejectDuplicateKeys: Bool = true) {
+        package init(maxDepth: Int = 64, rejectDuplicateKeys: Bool = true) {
             self.maxDepth = maxDepth
             self.rejectDuplicateKeys = rejectDuplicateKeys
         }
     }
 
     /// Parses exactly one JSON value from `bytes`.
-    public static func parse(
+    package static func parse(
         _ bytes: some Collection<UInt8>,
         options: Options = Options()
     ) throws(JSONParseError) -> JSONValue {
@@ -36,7 +36,7 @@
     }
 
     /// Parses exactly one JSON value from the bytes of `buffer`.
-    public static func parse(buffer: UnsafeBufferPointer<UInt8>, options: Options) -> Result<JSONValue, JSONParseError>
+    package static func parse(buffer: UnsafeBufferPointer<UInt8>, options: Options) -> Result<JSONValue, JSONParseError>
     {
         var parser = JSONParser(bytes: buffer, options: options)
         do throws(JSONParseError) {

@@ -80,7 +80,7 @@ public enum Method: Sendable, Hashable {
     }
 
     /// The accessory the call names, if any: what the access policy checks.
-    public var device: String? {
+    package var device: String? {
         switch self {
         case .devicesList, .daemonStatus, .cancel, .clientsList, .clientDisconnect: nil
         case .deviceStatus(let params), .unlock(let params): params.device
@@ -95,7 +95,7 @@ public enum Method: Sendable, Hashable {
 
     /// Whether a successful answer turns the connection into raw bytes: the server must not read
     /// anything after this request as JSON until it knows the outcome.
-    public var switchesToRawBytes: Bool {
+    package var switchesToRawBytes: Bool {
         if case .attach = self { return true }
         return false
     }

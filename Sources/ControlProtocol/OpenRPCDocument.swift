@@ -3,13 +3,13 @@
 /// compact JSON into `OpenRPCDocument+Text.swift`, and the tests fail while the two differ.
 ///
 /// Threading: a value. Any thread.
-public struct OpenRPCDocument: Sendable, JSONEncodable {
-    public init() {}
+package struct OpenRPCDocument: Sendable, JSONEncodable {
+    package init() {}
 
     /// The compact JSON text (one line), joined once.
     static let bytes: [UInt8] = Array(pieces.joined().utf8)
 
-    public func encodeJSON(into buffer: inout [UInt8]) {
+    package func encodeJSON(into buffer: inout [UInt8]) {
         buffer.append(contentsOf: Self.bytes)
     }
 }

@@ -1,11 +1,11 @@
 /// Bounds on numeric params; a value outside them is an invalid-params error.
 ///
 /// Threading: constants. Any thread.
-public enum ParamLimits {
+package enum ParamLimits {
     /// The longest `timeout_ms`, `wait_ms` or `lease_ms`: one day.
-    public static let maxMilliseconds: Int64 = 86_400_000
+    package static let maxMilliseconds: Int64 = 86_400_000
     /// The most frames one `read` may ask for.
-    public static let maxFrames: Int64 = 65_536
+    package static let maxFrames: Int64 = 65_536
 }
 
 /// `{device}`: for `device.status` and `unlock`.

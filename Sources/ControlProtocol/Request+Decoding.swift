@@ -13,7 +13,7 @@ extension Request {
     /// - `jsonrpc` not exactly `"2.0"`, `method` missing or not a string, `params` neither an
     ///   object nor absent/`null`, or an unknown member: -32600 with the id;
     /// - an unknown method: -32601; params an array (by-position) or wrong params: -32602.
-    public static func decode(
+    package static func decode(
         _ line: some Collection<UInt8>,
         maxDepth: Int = 64
     ) throws(RequestRejection) -> Request {
@@ -33,7 +33,7 @@ extension Request {
 
     /// Decodes a request from an already parsed value (see ``decode(_:maxDepth:)``). A value
     /// without an `id` (a notification) is refused here: ``IncomingMessage`` is what accepts them.
-    @_spi(Fuzzing) public static func decode(_ value: JSONValue) throws(RequestRejection) -> Request {
+    package static func decode(_ value: JSONValue) throws(RequestRejection) -> Request {
         if case .object(let object) = value, object["id"] == nil {
             throw RequestRejection(
                 id: nil,

@@ -6,7 +6,7 @@ extension Request {
     }
 
     /// The request line, ending in `\n`.
-    public var line: [UInt8] {
+    package var line: [UInt8] {
         var buffer: [UInt8] = []
         encode(into: &buffer)
         return buffer
@@ -15,7 +15,7 @@ extension Request {
     /// The request line of a method this module has no typed ``Method`` for (a newer server's, or
     /// a deliberately malformed one in a test), written by the same encoder as ``line``:
     /// `{"jsonrpc":"2.0","id":…,"method":…,"params":…}\n`, `params` omitted when nil.
-    public static func encodedLine(id: RequestID, method: String, params: JSONObject?) -> [UInt8] {
+    package static func encodedLine(id: RequestID, method: String, params: JSONObject?) -> [UInt8] {
         var buffer: [UInt8] = []
         encodeLine(id: id, method: method, params: params, into: &buffer)
         return buffer

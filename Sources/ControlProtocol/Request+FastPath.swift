@@ -14,7 +14,7 @@
 extension Request {
     /// The request on `line`, if it is a valid `transact` or `write` the fast path reads;
     /// otherwise `nil` (which says nothing about the line: use the general decoder).
-    @_spi(Fuzzing) public static func decodeFastPath(_ line: UnsafeBufferPointer<UInt8>) -> Request? {
+    package static func decodeFastPath(_ line: UnsafeBufferPointer<UInt8>) -> Request? {
         var parser = JSONParser(bytes: line, options: JSONParser.Options())
         do throws(JSONParseError) {
             return try parser.fastRequest()

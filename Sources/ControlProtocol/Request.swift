@@ -5,7 +5,7 @@ public struct Request: Sendable, Hashable {
     public var id: RequestID
     public var method: Method
 
-    public init(id: RequestID, method: Method) {
+    package init(id: RequestID, method: Method) {
         self.id = id
         self.method = method
     }
@@ -16,26 +16,26 @@ public struct Request: Sendable, Hashable {
 /// `id` is the request's id when it could be read, else `nil` (sent as `null`).
 ///
 /// Threading: a value. Any thread.
-public struct RequestRejection: Error, Sendable, Hashable, CustomStringConvertible {
-    public var id: RequestID?
-    public var error: RPCError
+package struct RequestRejection: Error, Sendable, Hashable, CustomStringConvertible {
+    package var id: RequestID?
+    package var error: RPCError
 
-    public init(id: RequestID?, error: RPCError) {
+    package init(id: RequestID?, error: RPCError) {
         self.id = id
         self.error = error
     }
 
     /// Appends the error response line (ending in `\n`) to `buffer`.
-    public func encodeResponse(into buffer: inout [UInt8]) {
+    package func encodeResponse(into buffer: inout [UInt8]) {
         ResponseEncoder.failure(id: id, error: error, into: &buffer)
     }
 
     /// The error response line, ending in `\n`.
-    @_spi(Fuzzing) public var responseLine: [UInt8] {
+    package var responseLine: [UInt8] {
         var buffer: [UInt8] = []
         encodeResponse(into: &buffer)
         return buffer
     }
 
-    public var description: String { error.description }
+    package var description: String { error.description }
 }

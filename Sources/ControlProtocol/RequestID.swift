@@ -8,7 +8,7 @@ public enum RequestID: Sendable, Hashable, CustomStringConvertible, JSONEncodabl
     case string(String)
 
     /// The id as JSON.
-    public var json: JSONValue {
+    package var json: JSONValue {
         switch self {
         case .int(let value): .integer(value)
         case .string(let value): .string(value)
@@ -38,7 +38,7 @@ public enum RequestID: Sendable, Hashable, CustomStringConvertible, JSONEncodabl
 
     /// The id written as JSON text (`7`, `"abc"`, as a trace file stores it), or `nil` if the text
     /// is not one JSON value that is an id.
-    public init?(jsonText text: some Collection<UInt8>) {
+    package init?(jsonText text: some Collection<UInt8>) {
         guard let value = try? JSONParser.parse(text), let id = RequestID.from(value) else { return nil }
         self = id
     }

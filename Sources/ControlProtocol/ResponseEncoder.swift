@@ -2,9 +2,9 @@
 /// `\n`, appended to a caller's (reused) buffer. The hot path: no intermediate `String`s.
 ///
 /// Threading: stateless. Any thread.
-public enum ResponseEncoder {
+package enum ResponseEncoder {
     /// `{"jsonrpc":"2.0","id":…,"result":…}\n`
-    public static func success(id: RequestID, result: some JSONEncodable, into buffer: inout [UInt8]) {
+    package static func success(id: RequestID, result: some JSONEncodable, into buffer: inout [UInt8]) {
         writeSuccess(id: id, to: &buffer) { result.encodeJSON(into: &$0) }
     }
 
@@ -20,7 +20,7 @@ public enum ResponseEncoder {
     /// ``success(id:result:into:)`` as a new line: for a result with an
     /// ``JSONEncodable/encodedSizeBound``, allocated once at the bound and written without
     /// appending; otherwise appended to an array sized for a small result.
-    public static func successLine(id: RequestID, result: some JSONEncodable) -> [UInt8] {
+    package static func successLine(id: RequestID, result: some JSONEncodable) -> [UInt8] {
         guard let bound = result.encodedSizeBound else {
             var line: [UInt8] = []
             line.reserveCapacity(128)
@@ -34,7 +34,7 @@ public enum ResponseEncoder {
     }
 
     /// `{"jsonrpc":"2.0","id":…|null,"error":{"code":…,"message":…,"data":…}}\n`
-    public static func failure(id: RequestID?, error: RPCError, into buffer: inout [UInt8]) {
+    package static func failure(id: RequestID?, error: RPCError, into buffer: inout [UInt8]) {
         JSONOutput.appendLiteral("{\"jsonrpc\":\"2.0\",\"id\":", to: &buffer)
         if let id {
             id.encodeJSON(into: &buffer)
@@ -47,7 +47,7 @@ public enum ResponseEncoder {
     }
 
     /// `{"jsonrpc":"2.0","method":…,"params":…}\n`
-    public static func notification(method: String, params: some JSONEncodable, into buffer: inout [UInt8]) {
+    package static func notification(method: String, params: some JSONEncodable, into buffer: inout [UInt8]) {
         JSONOutput.appendLiteral("{\"jsonrpc\":\"2.0\",\"method\":", to: &buffer)
         JSONOutput.appendString(method, to: &buffer)
         JSONOutput.appendLiteral(",\"params\":", to: &buffer)
@@ -56,7 +56,7 @@ public enum ResponseEncoder {
     }
 
     /// `device.data` with `{device, data_base64, data?}` for one frame no request claimed.
-    public static func deviceData(device: String, frame: some Collection<UInt8>, into buffer: inout [UInt8]) {
+    package static func deviceData(device: String, frame: some Collection<UInt8>, into buffer: inout [UInt8]) {
         JSONOutput.appendLiteral("{\"jsonrpc\":\"2.0\",\"method\":\"device.data\",\"params\":{\"device\":", to: &buffer)
         JSONOutput.appendString(device, to: &buffer)
         buffer.append(UInt8(ascii: ","))
@@ -65,7 +65,7 @@ public enum ResponseEncoder {
     }
 
     /// `device.traffic` with a ``TrafficRecord``'s object.
-    public static func deviceTraffic(
+    package static func deviceTraffic(
         device: String,
         timestampMicroseconds: Int64,
         direction: TrafficRecord.Direction,
@@ -88,7 +88,7 @@ public enum ResponseEncoder {
     }
 
     /// `device.state` with `{device, state, reason}`.
-    public static func deviceState(device: String, state: DeviceState, reason: String, into buffer: inout [UInt8]) {
+    package static func deviceState(device: String, state: DeviceState, reason: String, into buffer: inout [UInt8]) {
         JSONOutput.appendLiteral(
             "{\"jsonrpc\":\"2.0\",\"method\":\"device.state\",\"params\":{\"device\":",
             to: &buffer

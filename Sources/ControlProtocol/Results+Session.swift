@@ -1,37 +1,34 @@
 /// The result of `lock`: `{"locked":true,"device":…,"lease_ms":…}`.
 ///
 /// Threading: a value. Any thread.
-public struct LockResult: Sendable, Hashable, JSONEncodable {
-    public var device: String
+package struct LockResult: Sendable, Hashable, JSONObjectEncodable {
+    package var device: String
     /// How long the lease lasts from the grant.
-    public var leaseMs: Int64
+    package var leaseMs: Int64
 
-    public init(device: String, leaseMs: Int64) {
+    package init(device: String, leaseMs: Int64) {
         self.device = device
         self.leaseMs = leaseMs
     }
 
-    public func encodeJSON(into buffer: inout [UInt8]) {
-        JSONOutput.appendLiteral("{\"locked\":true,\"device\":", to: &buffer)
-        JSONOutput.appendString(device, to: &buffer)
-        JSONOutput.appendLiteral(",\"lease_ms\":", to: &buffer)
-        JSONOutput.appendInteger(leaseMs, to: &buffer)
-        buffer.append(UInt8(ascii: "}"))
+    package func encodeMembers(into object: inout JSONMembers) {
+        object.add("locked", true)
+        object.add("device", device)
+        object.add("lease_ms", leaseMs)
     }
 }
 
 /// The result of `unlock`: `{"unlocked":true,"device":…}`.
 ///
 /// Threading: a value. Any thread.
-public struct UnlockResult: Sendable, Hashable, JSONEncodable {
-    public var device: String
+package struct UnlockResult: Sendable, Hashable, JSONObjectEncodable {
+    package var device: String
 
-    public init(device: String) { self.device = device }
+    package init(device: String) { self.device = device }
 
-    public func encodeJSON(into buffer: inout [UInt8]) {
-        JSONOutput.appendLiteral("{\"unlocked\":true,\"device\":", to: &buffer)
-        JSONOutput.appendString(device, to: &buffer)
-        buffer.append(UInt8(ascii: "}"))
+    package func encodeMembers(into object: inout JSONMembers) {
+        object.add("unlocked", true)
+        object.add("device", device)
     }
 }
 
@@ -40,21 +37,19 @@ public struct UnlockResult: Sendable, Hashable, JSONEncodable {
 /// `control` requests into the session (docs/control.md).
 ///
 /// Threading: a value. Any thread.
-public struct AttachResult: Sendable, Hashable, JSONEncodable {
-    public var device: String
-    public var session: String
+package struct AttachResult: Sendable, Hashable, JSONObjectEncodable {
+    package var device: String
+    package var session: String
 
-    public init(device: String, session: String) {
+    package init(device: String, session: String) {
         self.device = device
         self.session = session
     }
 
-    public func encodeJSON(into buffer: inout [UInt8]) {
-        JSONOutput.appendLiteral("{\"attached\":true,\"device\":", to: &buffer)
-        JSONOutput.appendString(device, to: &buffer)
-        JSONOutput.appendLiteral(",\"session\":", to: &buffer)
-        JSONOutput.appendString(session, to: &buffer)
-        buffer.append(UInt8(ascii: "}"))
+    package func encodeMembers(into object: inout JSONMembers) {
+        object.add("attached", true)
+        object.add("device", device)
+        object.add("session", session)
     }
 }
 
@@ -63,50 +58,37 @@ public struct AttachResult: Sendable, Hashable, JSONEncodable {
 /// is left.
 ///
 /// Threading: a value. Any thread.
-public enum SubscriptionResult: Sendable, Hashable, JSONEncodable {
+package enum SubscriptionResult: Sendable, Hashable, JSONObjectEncodable {
     case unsubscribed
     /// `devices` nil: every accessory the client may use ("all"). Both lists sorted by the
     /// encoder.
     case subscribed(devices: Set<String>?, events: Set<EventKind>)
 
-    public func encodeJSON(into buffer: inout [UInt8]) {
+    package func encodeMembers(into object: inout JSONMembers) {
         guard case .subscribed(let devices, let events) = self else {
-            JSONOutput.appendLiteral("{\"subscribed\":false}", to: &buffer)
-            return
+            return object.add("subscribed", false)
         }
-        JSONOutput.appendLiteral("{\"subscribed\":true,\"devices\":", to: &buffer)
+        object.add("subscribed", true)
         if let devices {
-            appendStrings(devices.sorted(), to: &buffer)
+            object.add("devices", devices.sorted())
         } else {
-            JSONOutput.appendLiteral("\"all\"", to: &buffer)
+            object.add("devices", "all")
         }
-        JSONOutput.appendLiteral(",\"events\":", to: &buffer)
-        appendStrings(events.map(\.rawValue).sorted(), to: &buffer)
-        buffer.append(UInt8(ascii: "}"))
-    }
-
-    private func appendStrings(_ strings: [String], to buffer: inout [UInt8]) {
-        buffer.append(UInt8(ascii: "["))
-        for (index, string) in strings.enumerated() {
-            if index > 0 { buffer.append(UInt8(ascii: ",")) }
-            JSONOutput.appendString(string, to: &buffer)
-        }
-        buffer.append(UInt8(ascii: "]"))
+        object.add("events", events.map(\.rawValue).sorted())
     }
 }
 
 /// The result of `client.disconnect`: `{"disconnected":true,"id":…}`.
 ///
 /// Threading: a value. Any thread.
-public struct DisconnectResult: Sendable, Hashable, JSONEncodable {
+package struct DisconnectResult: Sendable, Hashable, JSONObjectEncodable {
     /// The client that was disconnected.
-    public var id: Int64
+    package var id: Int64
 
-    public init(id: Int64) { self.id = id }
+    package init(id: Int64) { self.id = id }
 
-    public func encodeJSON(into buffer: inout [UInt8]) {
-        JSONOutput.appendLiteral("{\"disconnected\":true,\"id\":", to: &buffer)
-        JSONOutput.appendInteger(id, to: &buffer)
-        buffer.append(UInt8(ascii: "}"))
+    package func encodeMembers(into object: inout JSONMembers) {
+        object.add("disconnected", true)
+        object.add("id", id)
     }
 }

@@ -6,7 +6,7 @@ public struct TransactResult: Sendable, Hashable, JSONEncodable {
     public var frames: [Frame]
     public var elapsedMs: Int64
 
-    public init(frames: [Frame], elapsedMs: Int64) {
+    package init(frames: [Frame], elapsedMs: Int64) {
         self.frames = frames
         self.elapsedMs = elapsedMs
     }
@@ -24,7 +24,7 @@ public struct TransactResult: Sendable, Hashable, JSONEncodable {
         sink.append(UInt8(ascii: "}"))
     }
 
-    public init(json: JSONValue) throws(MessageDecodingError) {
+    package init(json: JSONValue) throws(MessageDecodingError) {
         frames = try decodeFrames(json)
         elapsedMs = try ResultField.integer(json, "elapsed_ms")
     }
@@ -36,7 +36,7 @@ public struct TransactResult: Sendable, Hashable, JSONEncodable {
 public struct ReadResult: Sendable, Hashable, JSONEncodable {
     public var frames: [Frame]
 
-    public init(frames: [Frame]) { self.frames = frames }
+    package init(frames: [Frame]) { self.frames = frames }
 
     public var encodedSizeBound: Int? { framesMaxEncodedCount(frames) + 16 }
 
@@ -49,7 +49,7 @@ public struct ReadResult: Sendable, Hashable, JSONEncodable {
         sink.append(UInt8(ascii: "}"))
     }
 
-    public init(json: JSONValue) throws(MessageDecodingError) {
+    package init(json: JSONValue) throws(MessageDecodingError) {
         frames = try decodeFrames(json)
     }
 }
@@ -60,7 +60,7 @@ public struct ReadResult: Sendable, Hashable, JSONEncodable {
 public struct WriteResult: Sendable, Hashable, JSONEncodable {
     public var written: Int64
 
-    public init(written: Int64) { self.written = written }
+    package init(written: Int64) { self.written = written }
 
     public func encodeJSON(into buffer: inout [UInt8]) {
         JSONOutput.appendLiteral("{\"written\":", to: &buffer)
@@ -68,7 +68,7 @@ public struct WriteResult: Sendable, Hashable, JSONEncodable {
         buffer.append(UInt8(ascii: "}"))
     }
 
-    public init(json: JSONValue) throws(MessageDecodingError) {
+    package init(json: JSONValue) throws(MessageDecodingError) {
         written = try ResultField.integer(json, "written")
     }
 }
@@ -80,13 +80,13 @@ public struct WriteResult: Sendable, Hashable, JSONEncodable {
 public struct CancelResult: Sendable, Hashable, JSONEncodable {
     public var cancelled: Bool
 
-    public init(cancelled: Bool) { self.cancelled = cancelled }
+    package init(cancelled: Bool) { self.cancelled = cancelled }
 
     public func encodeJSON(into buffer: inout [UInt8]) {
         JSONOutput.appendLiteral(cancelled ? "{\"cancelled\":true}" : "{\"cancelled\":false}", to: &buffer)
     }
 
-    public init(json: JSONValue) throws(MessageDecodingError) {
+    package init(json: JSONValue) throws(MessageDecodingError) {
         guard case .bool(let flag)? = json["cancelled"] else {
             throw MessageDecodingError("the result needs a boolean \"cancelled\"")
         }
@@ -106,7 +106,7 @@ public struct DeviceSummary: Sendable, Hashable, JSONEncodable {
     public var path: String?
     public var queueDepth: Int64
 
-    public init(name: String, state: DeviceState, transport: String, path: String?, queueDepth: Int64) {
+    package init(name: String, state: DeviceState, transport: String, path: String?, queueDepth: Int64) {
         self.name = name
         self.state = state
         self.transport = transport
@@ -132,7 +132,7 @@ public struct DeviceSummary: Sendable, Hashable, JSONEncodable {
         buffer.append(UInt8(ascii: "}"))
     }
 
-    public init(json: JSONValue) throws(MessageDecodingError) {
+    package init(json: JSONValue) throws(MessageDecodingError) {
         name = try ResultField.string(json, "name")
         let stateName = try ResultField.string(json, "state")
         guard let state = DeviceState(rawValue: stateName) else {
@@ -152,12 +152,12 @@ public struct DeviceSummary: Sendable, Hashable, JSONEncodable {
 /// The result of `devices.list`: `{"devices":[…]}`.
 ///
 /// Threading: a value. Any thread.
-public struct DevicesListResult: Sendable, Hashable, JSONEncodable {
-    public var devices: [DeviceSummary]
+package struct DevicesListResult: Sendable, Hashable, JSONEncodable {
+    package var devices: [DeviceSummary]
 
-    public init(devices: [DeviceSummary]) { self.devices = devices }
+    package init(devices: [DeviceSummary]) { self.devices = devices }
 
-    public func encodeJSON(into buffer: inout [UInt8]) {
+    package func encodeJSON(into buffer: inout [UInt8]) {
         JSONOutput.appendLiteral("{\"devices\":[", to: &buffer)
         for (index, device) in devices.enumerated() {
             if index > 0 { buffer.append(UInt8(ascii: ",")) }
@@ -166,7 +166,7 @@ public struct DevicesListResult: Sendable, Hashable, JSONEncodable {
         JSONOutput.appendLiteral("]}", to: &buffer)
     }
 
-    public init(json: JSONValue) throws(MessageDecodingError) {
+    package init(json: JSONValue) throws(MessageDecodingError) {
         guard case .array(let rows)? = json["devices"] else {
             throw MessageDecodingError("the result needs a \"devices\" array")
         }

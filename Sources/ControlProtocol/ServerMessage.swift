@@ -4,7 +4,7 @@
 public struct MessageDecodingError: Error, Sendable, Hashable, CustomStringConvertible {
     public var message: String
 
-    public init(_ message: String) { self.message = message }
+    package init(_ message: String) { self.message = message }
 
     public var description: String { message }
 }
@@ -17,7 +17,7 @@ public struct Response: Sendable, Hashable {
     public var id: RequestID?
     public var outcome: Result<JSONValue, RPCError>
 
-    public init(id: RequestID?, outcome: Result<JSONValue, RPCError>) {
+    package init(id: RequestID?, outcome: Result<JSONValue, RPCError>) {
         self.id = id
         self.outcome = outcome
     }
@@ -40,18 +40,18 @@ public struct Response: Sendable, Hashable {
 /// newer daemon sends that this client does not know (keep it or ignore it).
 ///
 /// Threading: a value. Any thread.
-public struct NotificationMessage: Sendable, Hashable {
-    public var method: String
-    public var params: JSONObject
+package struct NotificationMessage: Sendable, Hashable {
+    package var method: String
+    package var params: JSONObject
 
-    public init(method: String, params: JSONObject) {
+    package init(method: String, params: JSONObject) {
         self.method = method
         self.params = params
     }
 
     /// The typed event, or `nil` for a method other than `device.data` / `device.state` /
     /// `device.traffic`.
-    public func event() throws(MessageDecodingError) -> DeviceEvent? {
+    package func event() throws(MessageDecodingError) -> DeviceEvent? {
         let value = JSONValue.object(params)
         switch method {
         case "device.data":
@@ -92,12 +92,12 @@ public enum DeviceEvent: Sendable, Hashable {
 /// One line from the daemon (client side).
 ///
 /// Threading: a value. Any thread.
-public enum ServerMessage: Sendable, Hashable {
+package enum ServerMessage: Sendable, Hashable {
     case response(Response)
     case notification(NotificationMessage)
 
     /// Decodes one line (without its `\n`).
-    public static func decode(_ line: some Collection<UInt8>) throws(MessageDecodingError) -> ServerMessage {
+    package static func decode(_ line: some Collection<UInt8>) throws(MessageDecodingError) -> ServerMessage {
         let value: JSONValue
         do throws(JSONParseError) {
             value = try JSONParser.parse(line)

@@ -17,17 +17,17 @@ public struct TrafficRecord: Sendable, Hashable {
         case tx
     }
 
-    public var device: String
+    package var device: String
     /// Microseconds since the Unix epoch (UTC).
-    public var timestampMicroseconds: Int64
-    public var direction: Direction
+    package var timestampMicroseconds: Int64
+    package var direction: Direction
     /// The client whose request wrote the bytes (`tx` only).
-    public var client: UInt64?
+    package var client: UInt64?
     /// That request's id (`tx` only).
-    public var request: RequestID?
-    public var bytes: [UInt8]
+    package var request: RequestID?
+    package var bytes: [UInt8]
 
-    public init(
+    package init(
         device: String,
         timestampMicroseconds: Int64,
         direction: Direction,
@@ -44,7 +44,7 @@ public struct TrafficRecord: Sendable, Hashable {
     }
 
     /// Appends the record's JSON object (see the type's documentation).
-    public static func encode(
+    package static func encode(
         device: String,
         timestampMicroseconds: Int64,
         direction: Direction,
@@ -72,7 +72,7 @@ public struct TrafficRecord: Sendable, Hashable {
 
     /// Appends a trace file's mark for bytes the trace had no room for:
     /// `{"device":…,"timestamp":…,"timestamp_us":…,"dropped_bytes":N}`.
-    public static func encodeDropped(
+    package static func encodeDropped(
         device: String,
         timestampMicroseconds: Int64,
         droppedBytes: Int64,
@@ -99,7 +99,7 @@ public struct TrafficRecord: Sendable, Hashable {
     }
 
     /// Decodes the JSON object (client side). `data_base64` and `timestamp_us` are authoritative.
-    public init(json: JSONValue) throws(MessageDecodingError) {
+    package init(json: JSONValue) throws(MessageDecodingError) {
         device = try ResultField.string(json, "device")
         timestampMicroseconds = try ResultField.integer(json, "timestamp_us")
         let name = try ResultField.string(json, "direction")

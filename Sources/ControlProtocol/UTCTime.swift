@@ -2,10 +2,10 @@
 /// `2026-11-25T12:16:35.123456` (the caller adds `Z` or an offset).
 ///
 /// Threading: stateless. Any thread.
-public enum UTCTime {
+package enum UTCTime {
     /// `YYYY-MM-DD<separator>hh:mm:ss.ffffff` with `fractionDigits` (0 ... 6) digits of the
     /// second. `microseconds` may also be a local time (UTC plus the zone's offset).
-    public static func append(
+    package static func append(
         microseconds: Int64,
         fractionDigits: Int,
         separator: UInt8,
@@ -35,7 +35,7 @@ public enum UTCTime {
     }
 
     /// As ``append(microseconds:fractionDigits:separator:to:)``, as a string.
-    public static func string(microseconds: Int64, fractionDigits: Int = 6, separator: UInt8 = UInt8(ascii: "T"))
+    package static func string(microseconds: Int64, fractionDigits: Int = 6, separator: UInt8 = UInt8(ascii: "T"))
         -> String
     {
         var buffer: [UInt8] = []

@@ -32,9 +32,9 @@ enum ValueDescription {
 /// for unknown methods and params here, and for unknown configuration keys in AccessoryConfig.
 ///
 /// Threading: stateless. Any thread.
-public enum Suggestion {
+package enum Suggestion {
     /// The candidate closest to `name` if it is close enough to be a likely typo.
-    public static func closest(to name: String, among candidates: some Sequence<String>) -> String? {
+    package static func closest(to name: String, among candidates: some Sequence<String>) -> String? {
         let source = Array(name.utf8.prefix(64))
         var best: (candidate: String, distance: Int)? = nil
         for candidate in candidates {

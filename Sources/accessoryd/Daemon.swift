@@ -111,18 +111,20 @@ final class Daemon {
         )
         let started = MonotonicClock.nowNanoseconds()
         registry.daemonStatus = { [weak server] in
-            var o: JSONObject = ["version": .string(Daemon.version)]
-            o.append("pid", .int(Int(getpid())))
-            o.append("uptime_s", .int(Int((MonotonicClock.nowNanoseconds() - started) / 1_000_000_000)))
+            var figures: DaemonStatusResult.Server?
             if let s = server?.statistics {
-                o.append("clients", .int(s.clients))
-                o.append("clients_accepted", .int(s.acceptedTotal))
-                o.append("clients_rejected", .int(s.rejectedOverLimit))
-                o.append("requests_decoded", .int(s.requestsDecoded))
-                o.append("decode_errors", .int(s.decodeErrors))
-                o.append("input_deferrals", .int(s.inputDeferrals))
+                figures = DaemonStatusResult.Server(
+                    clients: Int64(s.clients),
+                    clientsAccepted: Int64(s.acceptedTotal),
+                    clientsRejected: Int64(s.rejectedOverLimit),
+                    requestsDecoded: Int64(s.requestsDecoded),
+                    decodeErrors: Int64(s.decodeErrors),
+                    inputDeferrals: Int64(s.inputDeferrals)
+                )
             }
-            return o
+            let uptime = (MonotonicClock.nowNanoseconds() - started) / 1_000_000_000
+            let process = DaemonStatusResult.Process(pid: Int64(getpid()), uptimeS: Int64(uptime), server: figures)
+            return DaemonStatusResult(version: Daemon.version, process: process)
         }
         // Watch the device folders, open the accessories, then start the udev monitor.
         let hotplug = HotplugService(

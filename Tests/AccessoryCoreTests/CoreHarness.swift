@@ -7,7 +7,7 @@ import IOLoop
 import SystemCalls
 import Transports
 
-@_spi(Fuzzing) @testable import ControlProtocol
+@testable import ControlProtocol
 
 /// Records what the registry answers and notifies, for one pretend client. Any thread.
 final class RecordingOrigin: RequestOrigin, @unchecked Sendable {  // @unchecked: state is in a Locked.

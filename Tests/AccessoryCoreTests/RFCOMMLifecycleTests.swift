@@ -6,7 +6,7 @@ import SystemCalls
 import Testing
 import Transports
 
-@_spi(Fuzzing) @testable import ControlProtocol
+@testable import ControlProtocol
 
 /// An `rfcomm` accessory through the registry, with a stand-in driver (socketpairs: this machine
 /// has no Bluetooth stack): connected → ready → transact → the link drops → `device.state`

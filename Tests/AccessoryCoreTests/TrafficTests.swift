@@ -5,7 +5,7 @@ import SystemCalls
 import Testing
 
 @testable import AccessoryCore
-@_spi(Fuzzing) @testable import ControlProtocol
+@testable import ControlProtocol
 
 /// Traffic: the trace file and `device.traffic`, against an in-process echo accessory (what it
 /// receives, it sends back: so the bytes the device saw and sent are the test's own frames).

@@ -1,7 +1,7 @@
 import SystemCalls
 import Testing
 
-@_spi(Fuzzing) @testable import ControlProtocol
+@testable import ControlProtocol
 
 /// `accessoryctl` end to end against the fake daemon: output, --json, input encodings.
 ///

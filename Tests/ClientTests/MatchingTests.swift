@@ -2,7 +2,7 @@ import AccessoryClient
 import SystemCalls
 import Testing
 
-@_spi(Fuzzing) @testable import ControlProtocol
+@testable import ControlProtocol
 
 /// Requests and responses matched by id, notifications beside them.
 ///

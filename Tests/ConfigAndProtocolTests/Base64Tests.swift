@@ -1,6 +1,6 @@
 import Testing
 
-@_spi(Fuzzing) @testable import ControlProtocol
+@testable import ControlProtocol
 
 @Suite("Base64")
 struct Base64Tests {

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@_spi(Fuzzing) @testable import ControlProtocol
+@testable import ControlProtocol
 
 /// Decoding what a client sends as JSON-RPC 2.0 says: requests, notifications, batches,
 /// `rpc.discover`; and the embedded OpenRPC document against docs/accessoryd.openrpc.json.

@@ -1,6 +1,6 @@
 import Testing
 
-@_spi(Fuzzing) @testable import ControlProtocol
+@testable import ControlProtocol
 
 /// The parser and the escaper skip plain ASCII eight bytes at a time; these put every kind of
 /// byte that needs attention at every offset around the word edges, and compare with what a

@@ -1,6 +1,6 @@
 import Testing
 
-@_spi(Fuzzing) @testable import ControlProtocol
+@testable import ControlProtocol
 
 /// Decodes `line` and returns the rejection, or records an issue if it was accepted.
 func rejection(_ line: String) -> RequestRejection? {

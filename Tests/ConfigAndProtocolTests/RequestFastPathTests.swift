@@ -1,6 +1,6 @@
 import Testing
 
-@_spi(Fuzzing) @testable import ControlProtocol
+@testable import ControlProtocol
 
 /// The one-pass decoder of `transact` and `write` against the general decoder (the JSON tree,
 /// then the request's checks): it must answer the common requests, and wherever it answers, the

@@ -1,6 +1,6 @@
 import Testing
 
-@_spi(Fuzzing) @testable import ControlProtocol
+@testable import ControlProtocol
 
 func text(_ bytes: [UInt8]) -> String { String(decoding: bytes, as: UTF8.self) }
 

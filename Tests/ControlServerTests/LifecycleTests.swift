@@ -4,7 +4,7 @@ import Glibc
 import IOLoop
 import Testing
 
-@_spi(Fuzzing) @testable import ControlProtocol
+@testable import ControlProtocol
 
 @Suite("Connection lifecycle, ordering, shutdown")
 struct LifecycleTests {

@@ -2,7 +2,7 @@ import Glibc
 import SystemCalls
 import Testing
 
-@_spi(Fuzzing) @testable import ControlProtocol
+@testable import ControlProtocol
 
 /// `accessoryd` with no configuration file: its embedded default starts four simulated
 /// accessories (echo, an AT modem, a GPS, a SLIP device) with the socket in the runtime

@@ -1,6 +1,6 @@
 import Testing
 
-@_spi(Fuzzing) @testable import ControlProtocol
+@testable import ControlProtocol
 
 /// SLIP, COBS, length-prefixed and idle-gap framing through the built daemon, against
 /// `accessory-sim` personalities that echo frames. Per framing, two simulators: `split` writes

@@ -3,7 +3,7 @@ import Glibc
 import SystemCalls
 import Testing
 
-@_spi(Fuzzing) @testable import ControlProtocol
+@testable import ControlProtocol
 
 /// Every method of the control protocol against the built daemon and simulated accessories.
 ///

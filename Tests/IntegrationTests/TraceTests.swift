@@ -2,7 +2,7 @@ import Glibc
 import SystemCalls
 import Testing
 
-@_spi(Fuzzing) @testable import ControlProtocol
+@testable import ControlProtocol
 
 /// Traffic traces against the built daemon: a `text` trace file of a session with a raw
 /// `attach` in it, and `accessoryctl trace`.

@@ -1,6 +1,6 @@
 import Testing
 
-@_spi(Fuzzing) @testable import ControlProtocol
+@testable import ControlProtocol
 @testable import TrafficTrace
 
 @Suite("trace layouts: text, hexdump, jsonl")

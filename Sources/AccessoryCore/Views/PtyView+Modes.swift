@@ -37,6 +37,7 @@ extension PtyView {
     /// The accessory's state changed (or the view was just made): logged and counted when it
     /// comes or goes.
     func accessoryChanged(ready: Bool, state: String) {
+        loop.assertInLoop()
         guard ready != accessoryReady else { return }
         accessoryReady = ready
         counters.accessoryChanges += 1
@@ -147,6 +148,7 @@ extension PtyView {
     /// Ends the raw session (the program closed the view, or the view is going): the accessory's
     /// `attach` ends as when a client leaves, and the queue goes on after its resync.
     func endSession(reason: String) {
+        loop.assertInLoop()
         if case .idle = session { return }
         session = .idle
         rawPaused = false
@@ -179,6 +181,7 @@ extension PtyView: RequestOrigin {
     var wantsRawNotices: Bool { false }
 
     func respond(id: RequestID, result: Result<any JSONEncodable & Sendable, RPCError>) {
+        loop.assertInLoop()
         guard !isClosed else { return }
         if case .attaching(let attachID, let pending) = session, id == .int(attachID) {
             if case .failure(let error) = result {
@@ -193,12 +196,14 @@ extension PtyView: RequestOrigin {
     }
 
     func notify(line: [UInt8]) {
+        loop.assertInLoop()
         guard !isClosed, case .attached = session else { return }
         idle?.activity()
         writeToProgram(line)
     }
 
     func beginRaw(input: @escaping @Sendable ([UInt8]) -> Void) {
+        loop.assertInLoop()
         guard case .attaching(_, let pending) = session else { return }
         session = .attached(input: input)
         counters.sessions += 1

@@ -30,39 +30,37 @@ struct ViewCounters {
 }
 
 extension PtyView {
-    /// `{path, pty, mode, open, client_id, uid, gid, perm, session?, buffered_bytes, counters}`.
-    /// Device loop only.
-    func statusJSON() -> JSONValue {
-        var o: JSONObject = [:]
-        o.append("path", .string(link.path))
-        o.append("pty", .string(slavePath))
-        o.append("mode", .string(settings.mode.rawValue))
-        o.append("open", .bool(isOpen))
-        o.append("client_id", .integer(Int64(clamping: clientID)))
-        o.append("uid", .int(Int(ownerID)))
-        o.append("gid", .int(Int(groupID)))
-        o.append("perm", .string(String(settings.effectivePerm, radix: 8)))
-        if settings.mode == .exclusive { o.append("session", .string(session.name)) }
-        o.append("buffered_bytes", .int(output.count))
+    /// The view in `device.status`. Device loop only.
+    func status() -> ViewStatus {
         let c = counters
-        var n: JSONObject = [:]
-        func add(_ key: String, _ value: UInt64) { n.append(key, .integer(Int64(clamping: value))) }
-        add("bytes_to_program", c.bytesToProgram)
-        add("bytes_from_program", c.bytesFromProgram)
-        add("chunks_to_program", c.chunksToProgram)
-        add("frames_to_device", c.framesToDevice)
-        add("replies", c.replies)
-        add("dropped_bytes", output.droppedBytes)
-        add("dropped_chunks", output.droppedChunks)
-        add("discarded_bytes", c.discardedBytes)
-        add("refused_frames", c.refusedFrames)
-        add("refused_bytes", c.refusedBytes)
-        add("not_open_bytes", c.notOpenBytes)
-        add("opens", c.opens)
-        add("closes", c.closes)
-        add("sessions", c.sessions)
-        add("accessory_changes", c.accessoryChanges)
-        o.append("counters", .object(n))
-        return .object(o)
+        var n = ViewStatus.Counters()
+        n.bytesToProgram = Int64(clamping: c.bytesToProgram)
+        n.bytesFromProgram = Int64(clamping: c.bytesFromProgram)
+        n.chunksToProgram = Int64(clamping: c.chunksToProgram)
+        n.framesToDevice = Int64(clamping: c.framesToDevice)
+        n.replies = Int64(clamping: c.replies)
+        n.droppedBytes = Int64(clamping: output.droppedBytes)
+        n.droppedChunks = Int64(clamping: output.droppedChunks)
+        n.discardedBytes = Int64(clamping: c.discardedBytes)
+        n.refusedFrames = Int64(clamping: c.refusedFrames)
+        n.refusedBytes = Int64(clamping: c.refusedBytes)
+        n.notOpenBytes = Int64(clamping: c.notOpenBytes)
+        n.opens = Int64(clamping: c.opens)
+        n.closes = Int64(clamping: c.closes)
+        n.sessions = Int64(clamping: c.sessions)
+        n.accessoryChanges = Int64(clamping: c.accessoryChanges)
+        return ViewStatus(
+            path: link.path,
+            pty: slavePath,
+            mode: settings.mode.rawValue,
+            open: isOpen,
+            clientID: Int64(clamping: clientID),
+            uid: Int64(ownerID),
+            gid: Int64(groupID),
+            perm: String(settings.effectivePerm, radix: 8),
+            session: settings.mode == .exclusive ? session.name : nil,
+            bufferedBytes: Int64(output.count),
+            counters: n
+        )
     }
 }

@@ -157,6 +157,7 @@ final class PtyView: @unchecked Sendable {
     /// Closes the view for good: its requests are withdrawn, its link removed (if still the
     /// daemon's), the pty closed. Device loop.
     func close(reason: String) {
+        loop.assertInLoop()
         guard !isClosed else { return }
         isClosed = true
         idle?.stop()
@@ -176,6 +177,7 @@ final class PtyView: @unchecked Sendable {
     /// Polled while nobody has the view open: true when a program opened it (now watched).
     /// Device loop.
     func checkOpened() -> Bool {
+        loop.assertInLoop()
         guard !isClosed, !isOpen, let fd = master?.rawValue else { return false }
         guard let hungUp = try? PseudoTerminal.isHungUp(master: fd), !hungUp else { return false }
         isOpen = true
@@ -209,6 +211,7 @@ final class PtyView: @unchecked Sendable {
     }
 
     private func masterEvent(_ events: FDEvents) {
+        loop.assertInLoop()
         guard !isClosed else { return }
         if events.contains(.readable) || events.contains(.hangup) {
             readFromProgram(draining: events.contains(.hangup))

@@ -38,6 +38,7 @@ final class ViewSet {
 
     /// Makes, keeps or closes views so that they match `accessories`' `views:`. Device loop.
     func apply(_ accessories: [AccessorySettings]) {
+        registry.loop.assertInLoop()
         var wanted: [(accessory: String, settings: ViewSettings, path: String)] = []
         for a in accessories {
             for v in a.views { wanted.append((a.name, v, v.linkPath(runtimeDirectory: runtimeDirectory))) }
@@ -109,6 +110,7 @@ final class ViewSet {
 
     /// Closes every view (the daemon is stopping). Device loop.
     func closeAll() {
+        registry.loop.assertInLoop()
         for view in views { view.close(reason: "the daemon is stopping") }
         views = []
         byAccessory = [:]
@@ -124,15 +126,17 @@ final class ViewSet {
 
     /// `a` changed state. Device loop.
     func accessoryChanged(_ a: Accessory) {
+        registry.loop.assertInLoop()
         guard let list = byAccessory[a.name] else { return }
         for view in list { view.accessoryChanged(ready: a.state == .ready, state: a.reportedState.rawValue) }
     }
 
     /// The views of the accessory `name`, and those that could not be made. Device loop.
-    func statusJSON(of name: String) -> [JSONValue] {
-        var list = (byAccessory[name] ?? []).map { $0.statusJSON() }
+    func status(of name: String) -> [DeviceStatusResult.View] {
+        registry.loop.assertInLoop()
+        var list = (byAccessory[name] ?? []).map { DeviceStatusResult.View.view($0.status()) }
         for f in failures where f.accessory == name {
-            list.append(.object(["path": .string(f.path), "error": .string(f.error.description)]))
+            list.append(.failed(path: f.path, error: f.error.description))
         }
         return list
     }

@@ -31,7 +31,13 @@ final class ViewHarness: @unchecked Sendable {  // @unchecked: set in init, read
     func status(_ name: String) -> JSONValue? {
         let r = core.registry
         let path = viewDir + "/" + name
-        return Wait.onLoop(core.loop) { r.views.views.first { $0.link.path == path }?.statusJSON() }.flatMap { $0 }
+        let encoded = Wait.onLoop(core.loop) { () -> [UInt8]? in
+            guard let view = r.views.views.first(where: { $0.link.path == path }) else { return nil }
+            var bytes: [UInt8] = []
+            view.status().encodeJSON(into: &bytes)
+            return bytes
+        }
+        return encoded.flatMap { $0 }.flatMap { try? JSONParser.parse($0) }
     }
 
     func counter(_ name: String, _ key: String) -> Int64 {

@@ -2,7 +2,7 @@ import Glibc
 import IOLoop
 import SystemCalls
 
-@_spi(Fuzzing) @testable import ControlProtocol
+@testable import ControlProtocol
 
 /// A stand-in for accessoryd: a Unix socket listening in a temporary folder, served by an IOLoop
 /// thread of its own. Each request line is decoded and handed to the test's script, which

@@ -1,5 +1,5 @@
 import AccessoryTestSupport
-@_spi(Fuzzing) import ControlProtocol
+import ControlProtocol
 import Glibc
 import SystemCalls
 

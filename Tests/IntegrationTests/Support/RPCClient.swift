@@ -1,7 +1,7 @@
 import Glibc
 import SystemCalls
 
-@_spi(Fuzzing) @testable import ControlProtocol
+@testable import ControlProtocol
 
 /// A blocking client of the daemon's socket for tests: newline-delimited JSON-RPC, every read
 /// and write bounded by a deadline (`poll`). Responses that arrive while another one is awaited
