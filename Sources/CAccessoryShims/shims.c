@@ -91,6 +91,7 @@ int cas_thread_join_until(pthread_t thread, uint64_t deadline_ns) {
     ts.tv_nsec = (long)(deadline_ns % 1000000000ull);
     return pthread_clockjoin_np(thread, NULL, CLOCK_MONOTONIC, &ts);
 }
+int cas_thread_try_join(pthread_t thread) { return pthread_tryjoin_np(thread, NULL); }
 int cas_pipe2(int fds[2], int flags) { return pipe2(fds, flags); }
 int cas_flock(int fd, int op) { return flock(fd, op); }
 int cas_eventfd(unsigned int initval, int flags) { return eventfd(initval, flags); }

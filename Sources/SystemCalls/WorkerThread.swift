@@ -52,6 +52,16 @@ public final class WorkerThread: @unchecked Sendable {  // @unchecked: `thread` 
         precondition(rc == 0, "pthread_detach: \(rc)")
     }
 
+    /// Joins the thread if its body has returned, without waiting: true if it had (call no other
+    /// join after that), false if it still runs. The corresponding C function is
+    /// `pthread_tryjoin_np`.
+    public func joinIfEnded() -> Bool {
+        let rc = cas_thread_try_join(thread)
+        if rc == 0 { return true }
+        precondition(rc == EBUSY, "pthread_tryjoin_np: \(rc)")
+        return false
+    }
+
     /// Waits at most `limit` (on the monotonic clock) for the body to return: true if it did
     /// (the thread is joined), false if it still runs; the thread is then detached, it ends by
     /// itself and is never joined. Either way, call no other join after this. The corresponding

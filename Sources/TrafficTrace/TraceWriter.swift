@@ -106,22 +106,23 @@ public final class TraceWriter: Sendable {
         closing()?.join()
     }
 
-    /// As ``close()``, but waits at most `limit`: returns false if the thread had not ended by
-    /// then (a write stalled on the disk). It then goes on by itself: it writes what is queued and
-    /// closes the sink when the disk lets it, and nobody waits for it. Any thread but the
-    /// writer's.
-    public func close(within limit: Duration) -> Bool {
-        closing()?.join(within: limit) ?? true
-    }
-
     /// Tells the thread to write what is queued, close the sink and end, without waiting for it:
     /// for the device loop, which must not wait on a disk. The thread is joined later by
     /// ``awaitFinishing(within:)`` (the daemon's main thread, at exit), or ends by itself. Any
     /// thread but the writer's.
     public func finish() {
         guard let worker = closing() else { return }
-        Self.finishing.withLock { $0.append(worker) }
+        Self.finishing.withLock { list in
+            // Writers that have ended since are joined now, so that the list holds only those
+            // still writing (a daemon reloaded many times stops a trace at each reload).
+            list.removeAll { $0.joinIfEnded() }
+            list.append(worker)
+        }
     }
+
+    /// How many writers told to ``finish()`` are still writing, as far as the last ``finish()``
+    /// or ``awaitFinishing(within:)`` saw. Any thread.
+    public static var finishingCount: Int { finishing.withLock { $0.count } }
 
     /// Writer threads told to ``finish()`` and not yet joined. Process-wide, as the threads are.
     private static let finishing = Locked<[WorkerThread]>([])

@@ -51,6 +51,8 @@ int cas_accept4(int fd, int flags);
 int cas_set_thread_name(const char *name);
 /// pthread_clockjoin_np on CLOCK_MONOTONIC: 0 once `thread` ended, ETIMEDOUT at `deadline_ns`.
 int cas_thread_join_until(pthread_t thread, uint64_t deadline_ns);
+/// pthread_tryjoin_np: 0 if the thread had ended (it is joined now), EBUSY if it still runs.
+int cas_thread_try_join(pthread_t thread);
 int cas_pipe2(int fds[2], int flags);
 int cas_flock(int fd, int op);
 int cas_eventfd(unsigned int initval, int flags);
