@@ -94,51 +94,20 @@ func measureViews(_ lab: Lab, options: Options) throws -> ViewsResult {
             return status.result?["state"] == "ready" && status.result?["locked"] != true
         }
     }
+    // A pty a program opens (the echo accessory's own, a view, socat's), or attach on a socket.
+    func terminal(_ path: String, through relay: Child?, to echo: EchoAccessory) -> Target {
+        Target(kind: .direct, wire: RawWire(), relay: relay, echo: echo) { try openTerminal(path) }
+    }
+    func attach(_ device: String, to echo: EchoAccessory) -> Target {
+        Target(kind: .accessoryd, wire: RPCWire(device: device), relay: daemon, echo: echo, connector: connectSocket)
+    }
     let paths: [(String, Target)] = [
-        (
-            ViewsResult.direct,
-            Target(kind: .direct, wire: RawWire(), relay: nil, echo: directEcho) {
-                try openTerminal(directEcho.link)
-            }
-        ),
-        (
-            ViewsResult.exclusive,
-            Target(kind: .direct, wire: RawWire(), relay: daemon, echo: exclusiveEcho) {
-                try openTerminal(lab.folder + "/tty/bench-x")
-            }
-        ),
-        (
-            ViewsResult.attach,
-            Target(
-                kind: .accessoryd,
-                wire: RPCWire(device: "echo"),
-                relay: daemon,
-                echo: exclusiveEcho,
-                connector: connectSocket
-            )
-        ),
-        (
-            ViewsResult.socatPTY,
-            Target(kind: .direct, wire: RawWire(), relay: socat, echo: socatEcho) {
-                try openTerminal(socatLink)
-            }
-        ),
-        (
-            ViewsResult.exclusiveUART,
-            Target(kind: .direct, wire: RawWire(), relay: daemon, echo: uartEcho) {
-                try openTerminal(lab.folder + "/tty/bench-u")
-            }
-        ),
-        (
-            ViewsResult.attachUART,
-            Target(
-                kind: .accessoryd,
-                wire: RPCWire(device: "echo-u"),
-                relay: daemon,
-                echo: uartEcho,
-                connector: connectSocket
-            )
-        ),
+        (ViewsResult.direct, terminal(directEcho.link, through: nil, to: directEcho)),
+        (ViewsResult.exclusive, terminal(lab.folder + "/tty/bench-x", through: daemon, to: exclusiveEcho)),
+        (ViewsResult.attach, attach("echo", to: exclusiveEcho)),
+        (ViewsResult.socatPTY, terminal(socatLink, through: socat, to: socatEcho)),
+        (ViewsResult.exclusiveUART, terminal(lab.folder + "/tty/bench-u", through: daemon, to: uartEcho)),
+        (ViewsResult.attachUART, attach("echo-u", to: uartEcho)),
     ]
     progress("views: streaming")
     var rates = [[Double]](repeating: [], count: paths.count)
