@@ -14,6 +14,13 @@ if command -v pkg-config >/dev/null 2>&1; then
 else
   missing+=(libudev-dev libyaml-dev)
 fi
+# libstdc++'s static archive: `make release` links it into the shipped programs
+# (docs/packaging.md, "Footprint"). Swift's own prerequisites on Debian include it.
+if command -v gcc >/dev/null 2>&1; then
+  [ -f "$(gcc -print-file-name=libstdc++.a)" ] || missing+=("libstdc++-$(gcc -dumpversion | cut -d. -f1)-dev")
+else
+  missing+=(gcc libstdc++-12-dev)
+fi
 # What the tests run, found on PATH (Tests: ExternalProgram): setpriv (other users), prlimit
 # (the out-of-descriptors test), unshare (`make test`'s netlink tests), python3 (clients as
 # other users, a lock holder), strace (what the unprivileged daemon writes).
