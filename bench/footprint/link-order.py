@@ -13,7 +13,8 @@ few hundred KiB.
 How: BIN_DIR's accessoryd (the `make release` build, with its symbols) runs under valgrind's
 callgrind with 16 accessories on ptys (one accessory-sim --count 16), while accessoryctl does
 what a daemon's life is made of: list, status, transacts from 64 clients at once, lock, a
-monitor, a reload (SIGHUP), then SIGTERM. Every function callgrind saw run is written, once,
+monitor, a line through a shared and an exclusive pty view (a monitor view stands by), an
+attach, a reload (SIGHUP), then SIGTERM. Every function callgrind saw run is written, once,
 in the order callgrind first recorded it, mangled as the linker knows it.
 
 A function renamed since the file was made is simply not ordered (the link passes
@@ -21,7 +22,7 @@ A function renamed since the file was made is simply not ordered (the link passe
 after large changes: `make link-order`.
 Starts and stops only its own processes, by pid.
 """
-import os, signal, subprocess, sys, tempfile, time
+import json, os, select, signal, socket, subprocess, sys, tempfile, time, tty
 
 
 def wait_for(what, seconds, condition):
@@ -54,6 +55,45 @@ def executed_functions(profile):
     return names
 
 
+# The accessories that get a pty view, and its mode.
+VIEWS = {3: "shared", 4: "exclusive", 5: "monitor"}
+
+
+def exchange_through_view(path, line):
+    """Opens a view as a program opens a tty (raw), writes `line` and reads until its echo is
+    back (at most 30 s: the daemon runs under callgrind)."""
+    fd = os.open(path, os.O_RDWR | os.O_NOCTTY)
+    try:
+        tty.setraw(fd)
+        os.write(fd, line)
+        received = b""
+        deadline = time.monotonic() + 30
+        while not received.endswith(b"\n"):
+            if time.monotonic() > deadline or not select.select([fd], [], [], 30)[0]:
+                sys.exit(f"link-order: no echo through {path}")
+            received += os.read(fd, 256)
+    finally:
+        os.close(fd)
+
+
+def attach_and_echo(sock_path, device):
+    """`attach` on a socket, one raw line there and back, then the client leaves."""
+    with socket.socket(socket.AF_UNIX) as client:
+        client.settimeout(30)
+        client.connect(sock_path)
+        request = {"jsonrpc": "2.0", "id": 1, "method": "attach", "params": {"device": device}}
+        client.sendall(json.dumps(request).encode() + b"\n")
+        answer = b""
+        while not answer.endswith(b"\n"):
+            answer += client.recv(4096)
+        if b'"attached":true' not in answer.replace(b" ", b""):
+            sys.exit(f"link-order: attach answered {answer!r}")
+        client.sendall(b"raw bytes\n")
+        echoed = b""
+        while not echoed.endswith(b"\n"):
+            echoed += client.recv(4096)
+
+
 def main():
     if len(sys.argv) < 2:
         sys.exit(__doc__)
@@ -74,6 +114,9 @@ def main():
             f.write(f"socket:\n  path: {sock}\naccessories:\n")
             for i in range(16):
                 f.write(f"  - name: echo{i}\n    path: {work}/dev{i}\n")
+                # A view of each mode, so that their paths are among the functions placed.
+                if i in VIEWS:
+                    f.write(f"    views: [{{pty: view{i}, mode: {VIEWS[i]}}}]\n")
         run = os.path.join(work, "run")
         os.mkdir(run, 0o700)
         profile = os.path.join(work, "callgrind.out")
@@ -91,6 +134,9 @@ def main():
         def ctl_output(*arguments):
             return subprocess.run(ctl + list(arguments), capture_output=True, text=True, timeout=60).stdout
 
+        def ctl_json(*arguments):
+            return ctl_output("--json", *arguments).replace(" ", "")
+
         wait_for("16 ready accessories", 120, lambda: os.path.exists(sock) and ctl_output("list").count("ready") >= 16)
         ctl_output("status")
         ctl_output("status", "echo0")
@@ -105,6 +151,11 @@ def main():
         ctl_output("lock", "echo2", "--", "transact hello", "status")
         monitor.terminate()
         monitor.wait(timeout=30)
+        exchange_through_view(os.path.join(run, "tty", "view3"), b"through the shared view\n")
+        exchange_through_view(os.path.join(run, "tty", "view4"), b"through the exclusive view\n")
+        wait_for("the exclusive view's session to end", 120,
+                 lambda: '"state":"ready"' in ctl_json("status", "echo4") and '"locked":true' not in ctl_json("status", "echo4"))
+        attach_and_echo(sock, "echo6")
         daemon.send_signal(signal.SIGHUP)
         wait_for("the reload", 60, lambda: ctl_output("list").count("ready") >= 16)
         daemon.terminate()
