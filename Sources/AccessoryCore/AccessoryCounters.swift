@@ -1,29 +1,19 @@
 import ControlProtocol
 
-/// Per-accessory counters for `device.status`: traffic, request outcomes and latency.
+/// Per-accessory counters for `device.status`: traffic and request outcomes (counted straight
+/// into the value `device.status` shows, named there: `counters.bytesIn += …` reaches it), the
+/// last error and the latency window.
 ///
 /// Device loop only.
+@dynamicMemberLookup
 struct AccessoryCounters {
-    var bytesIn: UInt64 = 0
-    var bytesOut: UInt64 = 0
-    var framesIn: UInt64 = 0
-    var framesOut: UInt64 = 0
-    var framesDropped: UInt64 = 0
-    var unsolicitedFrames: UInt64 = 0
-    var requestsOK: UInt64 = 0
-    var requestsFailed: UInt64 = 0
-    var requestsCancelled: UInt64 = 0
-    var requestsTimedOut: UInt64 = 0
-    var opens: UInt64 = 0
-    /// Every attempt to open or connect, successful or not (the back-off shows in its rate).
-    var openAttempts: UInt64 = 0
-    var removals: UInt64 = 0
-    /// Resyncs started after a request ended without its answer (not the settle after a reopen).
-    var resyncs: UInt64 = 0
-    /// Frames a resync discarded: late answers, probe answers, noise.
-    var resyncDiscardedFrames: UInt64 = 0
-    /// Probe attempts that got no matching answer in time (or could not be sent).
-    var probeFailures: UInt64 = 0
+    private var counts = DeviceStatusResult.Counters()
+
+    subscript(dynamicMember count: WritableKeyPath<DeviceStatusResult.Counters, UInt64>) -> UInt64 {
+        @inline(__always) get { counts[keyPath: count] }
+        @inline(__always) set { counts[keyPath: count] = newValue }
+    }
+
     var lastError: String?
 
     /// The latest request latencies (microseconds), a ring: percentiles over a recent window.
@@ -47,23 +37,7 @@ struct AccessoryCounters {
 
     /// What `device.status` shows.
     var status: DeviceStatusResult.Counters {
-        var c = DeviceStatusResult.Counters()
-        c.bytesIn = Int64(bytesIn)
-        c.bytesOut = Int64(bytesOut)
-        c.framesIn = Int64(framesIn)
-        c.framesOut = Int64(framesOut)
-        c.framesDropped = Int64(framesDropped)
-        c.unsolicitedFrames = Int64(unsolicitedFrames)
-        c.requestsOK = Int64(requestsOK)
-        c.requestsFailed = Int64(requestsFailed)
-        c.requestsCancelled = Int64(requestsCancelled)
-        c.requestsTimedOut = Int64(requestsTimedOut)
-        c.opens = Int64(opens)
-        c.openAttempts = Int64(openAttempts)
-        c.removals = Int64(removals)
-        c.resyncs = Int64(resyncs)
-        c.resyncDiscardedFrames = Int64(resyncDiscardedFrames)
-        c.probeFailures = Int64(probeFailures)
+        var c = counts
         c.latency = latencyPercentiles().map { .init(p50Ms: $0.p50, p99Ms: $0.p99) }
         return c
     }

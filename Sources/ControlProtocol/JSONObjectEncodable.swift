@@ -58,6 +58,11 @@ package struct JSONMembers {
         JSONOutput.appendInteger(value, to: &buffer)
     }
 
+    /// A count; one beyond `Int64.max` (never reached in practice) is written as `Int64.max`.
+    package mutating func add(_ key: StaticString, _ value: UInt64) {
+        add(key, Int64(clamping: value))
+    }
+
     /// In Swift's shortest round-trip form (`0.25`, `1.0`); `null` if not finite.
     package mutating func add(_ key: StaticString, _ value: Double) {
         self.key(key)

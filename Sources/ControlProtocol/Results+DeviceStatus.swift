@@ -191,26 +191,30 @@ extension DeviceStatusResult {
     }
 
     /// The accessory's counters since the daemon started, and the latency percentiles over its
-    /// latest requests (left out before the first).
+    /// latest requests (left out before the first). AccessoryCore counts into this value itself.
     ///
     /// Threading: a value. Any thread.
     package struct Counters: Sendable, Hashable, JSONObjectEncodable {
-        package var bytesIn: Int64 = 0
-        package var bytesOut: Int64 = 0
-        package var framesIn: Int64 = 0
-        package var framesOut: Int64 = 0
-        package var framesDropped: Int64 = 0
-        package var unsolicitedFrames: Int64 = 0
-        package var requestsOK: Int64 = 0
-        package var requestsFailed: Int64 = 0
-        package var requestsCancelled: Int64 = 0
-        package var requestsTimedOut: Int64 = 0
-        package var opens: Int64 = 0
-        package var openAttempts: Int64 = 0
-        package var removals: Int64 = 0
-        package var resyncs: Int64 = 0
-        package var resyncDiscardedFrames: Int64 = 0
-        package var probeFailures: Int64 = 0
+        package var bytesIn: UInt64 = 0
+        package var bytesOut: UInt64 = 0
+        package var framesIn: UInt64 = 0
+        package var framesOut: UInt64 = 0
+        package var framesDropped: UInt64 = 0
+        package var unsolicitedFrames: UInt64 = 0
+        package var requestsOK: UInt64 = 0
+        package var requestsFailed: UInt64 = 0
+        package var requestsCancelled: UInt64 = 0
+        package var requestsTimedOut: UInt64 = 0
+        package var opens: UInt64 = 0
+        /// Every attempt to open or connect, successful or not (the back-off shows in its rate).
+        package var openAttempts: UInt64 = 0
+        package var removals: UInt64 = 0
+        /// Resyncs started after a request ended without its answer (not the settle after a reopen).
+        package var resyncs: UInt64 = 0
+        /// Frames a resync discarded: late answers, probe answers, noise.
+        package var resyncDiscardedFrames: UInt64 = 0
+        /// Probe attempts that got no matching answer in time (or could not be sent).
+        package var probeFailures: UInt64 = 0
         /// Over the latest requests; nil before the first.
         package var latency: Latency?
 

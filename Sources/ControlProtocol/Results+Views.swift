@@ -82,25 +82,39 @@ package struct ViewStatus: Sendable, Hashable, JSONObjectEncodable {
         object.add("counters", counters)
     }
 
-    /// A view's counters since it was made.
+    /// A view's counters since it was made. AccessoryCore counts into this value itself, but for
+    /// the drops, which the view's output buffer keeps and the status copies in.
     ///
     /// Threading: a value. Any thread.
     package struct Counters: Sendable, Hashable, JSONObjectEncodable {
-        package var bytesToProgram: Int64 = 0
-        package var bytesFromProgram: Int64 = 0
-        package var chunksToProgram: Int64 = 0
-        package var framesToDevice: Int64 = 0
-        package var replies: Int64 = 0
-        package var droppedBytes: Int64 = 0
-        package var droppedChunks: Int64 = 0
-        package var discardedBytes: Int64 = 0
-        package var refusedFrames: Int64 = 0
-        package var refusedBytes: Int64 = 0
-        package var notOpenBytes: Int64 = 0
-        package var opens: Int64 = 0
-        package var closes: Int64 = 0
-        package var sessions: Int64 = 0
-        package var accessoryChanges: Int64 = 0
+        /// Bytes written to the pty (read by the program).
+        package var bytesToProgram: UInt64 = 0
+        /// Bytes read from the pty (written by the program).
+        package var bytesFromProgram: UInt64 = 0
+        /// Frames (or raw reads) queued for the program.
+        package var chunksToProgram: UInt64 = 0
+        /// `shared`: frames sent as requests; `exclusive`: writes of raw bytes to the device.
+        package var framesToDevice: UInt64 = 0
+        /// `shared`: reply frames written back to the view.
+        package var replies: UInt64 = 0
+        /// Dropped for a program that did not read (the output buffer's figures).
+        package var droppedBytes: UInt64 = 0
+        package var droppedChunks: UInt64 = 0
+        /// `monitor`: bytes the program wrote, discarded.
+        package var discardedBytes: UInt64 = 0
+        /// Frames (or raw writes) refused: the accessory absent, locked by another client too
+        /// long, a request failed or timed out, a frame too large.
+        package var refusedFrames: UInt64 = 0
+        /// `exclusive`: bytes that waited for an `attach` that was refused.
+        package var refusedBytes: UInt64 = 0
+        /// Data for the program while none had the view open (not kept).
+        package var notOpenBytes: UInt64 = 0
+        package var opens: UInt64 = 0
+        package var closes: UInt64 = 0
+        /// `exclusive`: raw sessions begun.
+        package var sessions: UInt64 = 0
+        /// The accessory came or went.
+        package var accessoryChanges: UInt64 = 0
 
         package init() {}
 

@@ -24,7 +24,7 @@ struct StatusResultTests {
     static func counters(latency: Bool) -> (DeviceStatusResult.Counters, JSONObject) {
         var c = DeviceStatusResult.Counters()
         var o = JSONObject()
-        let values: [(String, WritableKeyPath<DeviceStatusResult.Counters, Int64>)] = [
+        let values: [(String, WritableKeyPath<DeviceStatusResult.Counters, UInt64>)] = [
             ("bytes_in", \.bytesIn), ("bytes_out", \.bytesOut), ("frames_in", \.framesIn),
             ("frames_out", \.framesOut), ("frames_dropped", \.framesDropped),
             ("unsolicited_frames", \.unsolicitedFrames), ("requests_ok", \.requestsOK),
@@ -34,7 +34,7 @@ struct StatusResultTests {
             ("probe_failures", \.probeFailures),
         ]
         for (index, (key, path)) in values.enumerated() {
-            c[keyPath: path] = Int64(index * 1_000_003)
+            c[keyPath: path] = UInt64(index * 1_000_003)
             o.append(key, .integer(Int64(index * 1_000_003)))
         }
         if latency {
@@ -48,7 +48,7 @@ struct StatusResultTests {
     static func viewCounters() -> (ViewStatus.Counters, JSONObject) {
         var c = ViewStatus.Counters()
         var o = JSONObject()
-        let values: [(String, WritableKeyPath<ViewStatus.Counters, Int64>)] = [
+        let values: [(String, WritableKeyPath<ViewStatus.Counters, UInt64>)] = [
             ("bytes_to_program", \.bytesToProgram), ("bytes_from_program", \.bytesFromProgram),
             ("chunks_to_program", \.chunksToProgram), ("frames_to_device", \.framesToDevice),
             ("replies", \.replies), ("dropped_bytes", \.droppedBytes), ("dropped_chunks", \.droppedChunks),
@@ -57,7 +57,7 @@ struct StatusResultTests {
             ("closes", \.closes), ("sessions", \.sessions), ("accessory_changes", \.accessoryChanges),
         ]
         for (index, (key, path)) in values.enumerated() {
-            c[keyPath: path] = Int64(index + 1)
+            c[keyPath: path] = UInt64(index + 1)
             o.append(key, .integer(Int64(index + 1)))
         }
         return (c, o)

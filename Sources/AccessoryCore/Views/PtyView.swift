@@ -42,7 +42,7 @@ final class PtyView: @unchecked Sendable {
     /// Whether a program has the slave open, as last seen.
     private(set) var isOpen = false
     private(set) var isClosed = false
-    var counters = ViewCounters()
+    var counters = ViewStatus.Counters()
     var output: ViewOutputBuffer
     /// Cuts a `shared` view's input into frames, made for the framing it was made with.
     var inputReader: FrameReader?
