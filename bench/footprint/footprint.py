@@ -49,6 +49,19 @@ def rss_by_mapping(pid):
     return sorted(totals.items(), key=lambda item: -item[1])
 
 
+def start_simulators(bin_dir, link_prefix, count=16):
+    """One accessory-sim publishing `count` echo accessories at `link_prefix`0, 1, …; returns
+    its process once each has printed READY (link-order.py uses it too)."""
+    sims = subprocess.Popen([os.path.join(bin_dir, "accessory-sim"), "--count", str(count), "--link", link_prefix],
+                            stdout=subprocess.PIPE, text=True)
+    for _ in range(count):
+        if not sims.stdout.readline().startswith("READY "):
+            sims.kill()
+            sims.wait()
+            sys.exit("accessory-sim did not print READY")
+    return sims
+
+
 def cpu_ms(pid):
     """Milliseconds on a CPU so far, all threads of `pid` (schedstat: nanoseconds, exact)."""
     total = 0
@@ -125,11 +138,7 @@ def main():
     run = os.path.join(work, "run")
     os.mkdir(run)
     sock = os.path.join(run, "accessoryd.sock")
-    sims = subprocess.Popen([os.path.join(bin_dir, "accessory-sim"), "--count", "16", "--link",
-                             os.path.join(work, "dev")], stdout=subprocess.PIPE, text=True)
-    for _ in range(16):
-        if not sims.stdout.readline().startswith("READY "):
-            sys.exit("accessory-sim did not print READY")
+    sims = start_simulators(bin_dir, os.path.join(work, "dev"))
     configs = {}
     for kind in ["path", "simulate"]:
         configs[kind] = os.path.join(work, f"sixteen-{kind}.yaml")

@@ -24,6 +24,8 @@ Starts and stops only its own processes, by pid.
 """
 import json, os, select, signal, socket, subprocess, sys, tempfile, time, tty
 
+from footprint import start_simulators
+
 
 def wait_for(what, seconds, condition):
     deadline = time.monotonic() + seconds
@@ -102,12 +104,7 @@ def main():
     work = tempfile.mkdtemp(prefix="accessoryd-link-order.")
     children = []
     try:
-        sims = subprocess.Popen([os.path.join(bin_dir, "accessory-sim"), "--count", "16", "--link",
-                                 os.path.join(work, "dev")], stdout=subprocess.PIPE, text=True)
-        children.append(sims)
-        for _ in range(16):
-            if not sims.stdout.readline().startswith("READY "):
-                sys.exit("link-order: accessory-sim did not print READY")
+        children.append(start_simulators(bin_dir, os.path.join(work, "dev")))
         sock = os.path.join(work, "accessoryd.sock")
         config = os.path.join(work, "accessoryd.yaml")
         with open(config, "w") as f:
