@@ -25,7 +25,7 @@ struct ViewsResult {
     /// The same two paths to an echo accessory paced like a UART (echo-accessory --baud).
     static let exclusiveUART = "accessoryd `exclusive` view, accessory at \(uartBaud / 1_000_000) Mbaud"
     static let attachUART = "accessoryd `attach`, accessory at \(uartBaud / 1_000_000) Mbaud"
-    /// The fastest rate common USB-serial bridges (FT232R, CP2102N, CH340) run at.
+    /// The top rate of the FT232R and CP2102N USB-serial bridges.
     static let uartBaud = 3_000_000
     /// At 300 KB/s a round of the default 8 MiB would take half a minute; 1 MiB tells as much.
     static let uartStreamBytes = 1 << 20
