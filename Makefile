@@ -3,8 +3,10 @@ SWIFT ?= swift
 ## The release build: linked with --static-swift-stdlib in its own scratch folder. The demo, the
 ## benchmarks, `make install` and `make deb` all use it (one release build in CI).
 STATIC = --static-swift-stdlib --scratch-path .build-static
-## The built programs `install` copies (RELEASE_BIN=folder to install other builds).
-RELEASE_BIN ?= $(shell $(SWIFT) build -c release $(STATIC) --show-bin-path 2>/dev/null)
+## The static release build's folder, and the built programs `install` copies (RELEASE_BIN=folder
+## to install other builds).
+STATIC_BIN = $(shell $(SWIFT) build -c release $(STATIC) --show-bin-path 2>/dev/null)
+RELEASE_BIN ?= $(STATIC_BIN)
 .PHONY: deps bench-deps build test docs-check remote-bench python-test test-race lint format units demo bench micro-bench loop-bench ops-bench serial-bench soak soak-ci fuzz clean \
 	release link-order install install-check deb deb-check footprint
 
@@ -166,7 +168,6 @@ PROGRAMS = accessoryd accessoryctl accessory-sim
 ## libstdc++ is linked statically into the release build (docs/packaging.md, "Footprint": about
 ## 1 MiB less resident, one dependency fewer). The toolchain's link line asks for -lstdc++, and lld
 ## searches the build folder before gcc's: a link to the static archive there is what it finds.
-STATIC_BIN = $(shell $(SWIFT) build -c release $(STATIC) --show-bin-path 2>/dev/null)
 release: deps
 	@archive="$$(gcc -print-file-name=libstdc++.a)"; \
 	if [ ! -f "$$archive" ]; then echo "libstdc++.a not found (Debian: apt-get install libstdc++-12-dev)" >&2; exit 1; fi; \
