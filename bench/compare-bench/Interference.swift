@@ -53,7 +53,7 @@ func measureInterference(
         maxClients: flooders + 2,
         log: tag,
         extra: kind == .accessorydOwn ? "threads: {control: own}\n" : "",
-        daemon: kind == .accessorydBaseline ? lab.baselineProducts : nil
+        baseline: kind == .accessorydBaseline
     )
     defer { lab.stop(daemon) }
     let connect = { try LineEndpoint(owning: try Socket.connectedUnixStream(to: .path(socket))) }

@@ -263,13 +263,14 @@ final class Lab {
                 : trace != nil ? "accessoryd-traced" : baseline ? "accessoryd-baseline" : "accessoryd",
             extra: ownThread ? "threads: {control: own}\n" : "",
             trace: trace,
-            daemon: baseline ? baselineProducts : nil
+            baseline: baseline
         )
     }
 
     /// Starts accessoryd on `accessories` (line framing) and waits until every one is ready;
     /// with `trace`, the first accessory has a `text` trace file there. `members[i]`, when given,
-    /// is more of accessory i's flow mapping (e.g. its `views:`).
+    /// is more of accessory i's flow mapping (e.g. its `views:`). With `baseline`, the daemon is
+    /// the `--baseline` build's.
     func startDaemon(
         accessories: [(name: String, path: String)],
         socket: String,
@@ -278,8 +279,9 @@ final class Lab {
         extra: String = "",
         trace: String? = nil,
         members: [String] = [],
-        daemon otherProducts: String? = nil
+        baseline: Bool = false
     ) throws -> Child {
+        guard !baseline || baselineProducts != nil else { throw BenchError("the baseline target needs --baseline DIR") }
         let config = file(log + ".yaml")
         try FileIO.writeFile(
             config,
@@ -300,8 +302,8 @@ final class Lab {
         // A baseline build may predate `--runtime-dir`; the configuration names the socket and no
         // simulated accessory, so nothing it runs needs the runtime folder.
         let daemon = try start(
-            (otherProducts ?? products) + "/accessoryd",
-            ["--config", config] + (otherProducts == nil ? ["--runtime-dir", folder] : []),
+            ((baseline ? baselineProducts : nil) ?? products) + "/accessoryd",
+            ["--config", config] + (baseline ? [] : ["--runtime-dir", folder]),
             log: log + ".log"
         )
         try waitForSocket(socket, of: daemon, "accessoryd")
