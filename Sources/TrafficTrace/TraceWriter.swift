@@ -121,8 +121,8 @@ public final class TraceWriter: Sendable {
     }
 
     /// How many writers told to ``finish()`` are still writing, as far as the last ``finish()``
-    /// or ``awaitFinishing(within:)`` saw. Any thread.
-    public static var finishingCount: Int { finishing.withLock { $0.count } }
+    /// or ``awaitFinishing(within:)`` saw (for tests). Any thread.
+    package static var finishingCount: Int { finishing.withLock { $0.count } }
 
     /// Writer threads told to ``finish()`` and not yet joined. Process-wide, as the threads are.
     private static let finishing = Locked<[WorkerThread]>([])
