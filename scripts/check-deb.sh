@@ -4,7 +4,7 @@
 #  1. lintian: no errors (accepted warnings: packaging/lintian-accepted, docs/packaging.md).
 #  2. The package is unpacked into a scratch root (dpkg-deb -x); in a private mount namespace
 #     with a tmpfs over the toolchain (/opt/swift, or TOOLCHAIN) and a minimal environment, its
-#     programs must load no library from the toolchain, no Foundation and no ICU (ldd; the
+#     programs must load no library from the toolchain, no Foundation, no ICU and no libstdc++ (ldd; the
 #     daemon contains no Foundation code at all), print their version, accept the
 #     installed example configuration (--check-config), start accessoryd on a test
 #     configuration with a simulated accessory (the packaged accessory-sim, --simulator), and
@@ -47,7 +47,8 @@ ROOT="$1"; TOOLCHAIN="$2"; BIN="$ROOT/pkg/usr/bin"
 [ -z "$(ls -A "$TOOLCHAIN")" ] || { echo "check-deb: $TOOLCHAIN is still visible" >&2; exit 1; }
 for p in accessoryd accessoryctl accessory-sim; do
   libs="$(ldd "$BIN/$p")"
-  if echo "$libs" | grep -E "not found|$TOOLCHAIN|[Ff]oundation|icu"; then
+  # libstdc++ too: make release links it in statically (docs/packaging.md, "Footprint").
+  if echo "$libs" | grep -E "not found|$TOOLCHAIN|[Ff]oundation|icu|libstdc\+\+"; then
     echo "check-deb: $p loads a library it should not (above)" >&2; exit 1
   fi
   "$BIN/$p" --version
