@@ -8,7 +8,7 @@ STATIC = --static-swift-stdlib --scratch-path .build-static
 STATIC_BIN = $(shell $(SWIFT) build -c release $(STATIC) --show-bin-path 2>/dev/null)
 RELEASE_BIN ?= $(STATIC_BIN)
 .PHONY: deps bench-deps build test docs-check remote-bench python-test test-race lint format units demo bench micro-bench loop-bench ops-bench serial-bench soak soak-ci fuzz clean \
-	release link-order install install-check deb deb-check footprint
+	release link-order install install-check deb deb-check footprint systemd-test
 
 deps:
 	@scripts/install-deps.sh
@@ -199,6 +199,16 @@ deb: release
 ## Swift toolchain hidden (scripts/check-deb.sh).
 deb-check: deb
 	@scripts/check-deb.sh "build/accessoryd_$(VERSION)_$$(dpkg --print-architecture).deb"
+
+## The Debian package under a real systemd (docs/packaging.md, "Under systemd"): a Debian 12
+## container booted with systemd as PID 1 (its root made once by debootstrap and kept in
+## .build-systemd/), the package installed with apt, every feature checked under the shipped
+## units, then an upgrade to a higher version, remove and purge. Needs root; a few minutes.
+ARCH := $(shell dpkg --print-architecture 2>/dev/null)
+systemd-test: deb
+	@scripts/install-deps.sh --systemd
+	MAKE_DEB_NO_LINT=1 scripts/make-deb.sh "$(RELEASE_BIN)" "$(VERSION)+upgrade"
+	scripts/systemd-test.sh "build/accessoryd_$(VERSION)_$(ARCH).deb" "build/accessoryd_$(VERSION)+upgrade_$(ARCH).deb"
 
 clean:
 	rm -rf .build .build-* build

@@ -24,8 +24,8 @@ grep -q "^ExecStart=$BIN/accessoryd " "$WORK/accessoryd.service" \
 for page in "$HERE"/man/*.[0-9]; do
   mkdir -p "$WORK/man/man${page##*.}" && cp "$page" "$WORK/man/man${page##*.}/"
 done
-# The metrics timer and service (examples, not rendered): verified beside the daemon's units.
-cp "$HERE/systemd/accessoryd-metrics.service" "$HERE/systemd/accessoryd-metrics.timer" "$WORK/"
+# The metrics timer (the service is rendered above): verified beside the daemon's units.
+cp "$HERE/systemd/accessoryd-metrics.timer" "$WORK/"
 echo "-- systemd-analyze verify accessoryd.service accessoryd.socket accessoryd-metrics.service accessoryd-metrics.timer"
 output="$(cd "$WORK" && MANPATH="$WORK/man" systemd-analyze verify accessoryd.service accessoryd.socket \
   accessoryd-metrics.service accessoryd-metrics.timer 2>&1)" || {

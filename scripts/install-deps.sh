@@ -2,7 +2,8 @@
 # Installs what accessoryd needs to build and test on Debian, only when it is missing.
 # Checks with pkg-config / command -v first; calls apt-get only for what is absent.
 # `--bench` also installs what `make bench` compares accessoryd with (socat, ser2net);
-# `--deb` what `make deb` and scripts/check-deb.sh use (dpkg-dev, lintian, man-db).
+# `--deb` what `make deb` and scripts/check-deb.sh use (dpkg-dev, lintian, man-db); `--systemd`
+# what `make systemd-test` uses (debootstrap, systemd-nspawn).
 set -euo pipefail
 
 missing=()
@@ -70,6 +71,14 @@ if [ "${1:-}" = "--deb" ]; then
   command -v lintian >/dev/null 2>&1 || missing+=(lintian)
   command -v man >/dev/null 2>&1 || missing+=(man-db)
   command -v unshare >/dev/null 2>&1 || missing+=(util-linux)
+fi
+
+# `--systemd`: what `make systemd-test` boots a real systemd with (a Debian root made by
+# debootstrap, booted by systemd-nspawn).
+if [ "${1:-}" = "--systemd" ]; then
+  command -v debootstrap >/dev/null 2>&1 || [ -x /usr/sbin/debootstrap ] || missing+=(debootstrap)
+  command -v systemd-nspawn >/dev/null 2>&1 || missing+=(systemd-container)
+  command -v nsenter >/dev/null 2>&1 || missing+=(util-linux)
 fi
 
 if [ ${#missing[@]} -gt 0 ]; then

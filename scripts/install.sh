@@ -23,6 +23,12 @@ trap 'rm -rf "$units"' EXIT
 "$HERE/scripts/render-units.sh" "$BINDIR" "$DOCDIR" "$units"
 install -d "$DESTDIR$UNITDIR" "$DESTDIR$UDEVRULESDIR"
 install -m 0644 "$units/accessoryd.service" "$units/accessoryd.socket" "$DESTDIR$UNITDIR/"
+# The metrics timer (not enabled here: docs/operations.md) and the system user it runs as, in
+# the sysusers.d folder beside the units' (systemd-sysusers creates it; the package runs it).
+install -m 0644 "$units/accessoryd-metrics.service" "$HERE/systemd/accessoryd-metrics.timer" "$DESTDIR$UNITDIR/"
+SYSUSERSDIR="${UNITDIR%/systemd/system}/sysusers.d"
+install -d "$DESTDIR$SYSUSERSDIR"
+install -m 0644 "$HERE/systemd/sysusers.d/accessoryd.conf" "$DESTDIR$SYSUSERSDIR/accessoryd.conf"
 install -m 0644 "$HERE/systemd/udev/60-accessoryd.rules" "$DESTDIR$UDEVRULESDIR/"
 
 install -d "$DESTDIR$DOCDIR/examples"

@@ -2,8 +2,15 @@ import Glibc
 
 /// Whether a directory is safe to keep this process's files in, when another local user may be
 /// hostile: that user must not be able to have created it, to swap it for a symbolic link, or
-/// to add, rename or replace names in it. Checked with `lstat`, so a symbolic link is reported
-/// as one and never followed.
+/// to add, rename or replace names in it. Checked with `lstat`, so a symbolic link is seen as one.
+///
+/// A symbolic link in the directory's place is followed only when nobody else can have made or
+/// swapped it: the link is owned by root or by `uid` (a link's owner is the user who made it;
+/// only root can give one away), it sits in a directory owned by root or by `uid` that nobody
+/// else may write, and the directory it leads to passes the same rule, in a parent nobody else
+/// may rename it in. systemd makes such links itself (with `DynamicUser=`, `/var/log/NAME` leads
+/// to `/var/log/private/NAME`, made by PID 1 in root's 0755 `/var/log`). Any other link is
+/// refused, whoever it points to.
 ///
 /// A value. Any thread.
 public enum DirectorySafety: Sendable, Equatable {
@@ -47,16 +54,74 @@ public enum DirectorySafety: Sendable, Equatable {
         guard let found else {
             throw .cannotInspect(path: path, SyscallError(.lstat, .noSuchFileOrDirectory))
         }
+        if found.kind == .symbolicLink { return try followTrustedLink(path, link: found) }
         if let problem = problem(path: path, status: found) { throw problem }
         return found
     }
 
-    /// Creates the directory `path` with permission bits `mode` (less the umask) when nothing has
-    /// that name, then checks it, whether created now or found. Returns its status.
+    /// The uid whose directories this rule accepts (root's are accepted too where the rule says so).
+    var uid: UInt32 {
+        switch self {
+        case .privateTo(let uid), .publishingFor(let uid): uid
+        }
+    }
+
+    /// Whether a directory holding a name (a link, or the directory a link leads to) keeps others
+    /// from adding, renaming or replacing it: root's or `uid`'s, and writable by nobody else
+    /// unless sticky (then nobody may rename or remove another user's names).
+    func holdsNamesSafely(_ parent: FileStatus?) -> Bool {
+        guard let parent, parent.kind == .directory, parent.owner == 0 || parent.owner == uid else { return false }
+        return parent.permissions & 0o022 == 0 || parent.permissions & 0o1000 != 0
+    }
+
+    /// Checks the symbolic link `path` (status `link`) and, when nobody else can have made it,
+    /// the directory it leads to; returns that directory's status.
+    private func followTrustedLink(_ path: String, link: FileStatus) throws(DirectorySafetyError) -> FileStatus {
+        let planted = DirectorySafetyError.notADirectory(path: path, kind: link.kind.rawValue, owner: link.owner)
+        guard link.owner == 0 || link.owner == uid else { throw planted }
+        // The link's own folder must not let anyone else put a link there: sticky is not enough
+        // (a name another user could have created first is exactly what is being guarded).
+        let folder = try? FileIO.status(ofPath: Self.parent(of: path))
+        guard let folder, folder.kind == .directory, folder.owner == 0 || folder.owner == uid,
+            folder.permissions & 0o022 == 0
+        else { throw planted }
+        let resolved: String?
+        do { resolved = try FileIO.resolvedPath(path) } catch { throw .cannotInspect(path: path, error) }
+        guard let resolved else { throw .cannotInspect(path: path, SyscallError(.realpath, .noSuchFileOrDirectory)) }
+        let target: FileStatus?
+        do { target = try FileIO.status(ofPath: resolved) } catch { throw .cannotInspect(path: resolved, error) }
+        guard let target else { throw .cannotInspect(path: resolved, SyscallError(.lstat, .noSuchFileOrDirectory)) }
+        if let problem = problem(path: resolved, status: target) {
+            throw .unsafeLinkTarget(path: path, target: resolved, problem)
+        }
+        let holder = Self.parent(of: resolved)
+        let holderStatus = try? FileIO.status(ofPath: holder)
+        guard holdsNamesSafely(holderStatus) else {
+            let owner = holderStatus?.owner ?? 0
+            let mode = holderStatus?.permissions ?? 0
+            let problem: DirectorySafetyError =
+                holderStatus?.kind == .directory && (owner == 0 || owner == uid)
+                ? .writableByOthers(path: holder, owner: owner, mode: mode)
+                : .ownedByAnother(path: holder, owner: owner, mode: mode, uid: uid)
+            throw .unsafeLinkTarget(path: path, target: resolved, problem)
+        }
+        return target
+    }
+
+    /// The folder holding `path` ("/" for a name at the root, "." for a bare name).
+    static func parent(of path: String) -> String {
+        guard let slash = path.lastIndex(of: "/") else { return "." }
+        return slash == path.startIndex ? "/" : String(path[..<slash])
+    }
+
+    /// Creates the directory `path` with permission bits `mode` when nothing has that name, then
+    /// checks it, whether created now or found. Returns its status. The umask does not apply: a
+    /// service's `UMask=0077` would otherwise make the 0755 that lets other users reach a view 0700.
     @discardableResult
     public func ensure(_ path: String, mode: UInt32 = 0o700) throws(DirectorySafetyError) -> FileStatus {
         do {
             try FileIO.makeDirectory(path, mode: mode)
+            try FileIO.changeMode(path, to: mode)
         } catch  where error.errno == .fileExists {
             // Found: the check below decides whether it may be used.
         } catch {
@@ -76,12 +141,14 @@ public enum DirectorySafetyError: Error, Sendable, Equatable, CustomStringConver
     case writableByOthers(path: String, owner: UInt32, mode: UInt32)
     case cannotCreate(path: String, SyscallError)
     case cannotInspect(path: String, SyscallError)
+    /// A symbolic link nobody else can have made, leading to a directory that fails the rule.
+    indirect case unsafeLinkTarget(path: String, target: String, DirectorySafetyError)
 
     /// The directory concerned.
     public var path: String {
         switch self {
         case .notADirectory(let path, _, _), .ownedByAnother(let path, _, _, _), .writableByOthers(let path, _, _),
-            .cannotCreate(let path, _), .cannotInspect(let path, _):
+            .cannotCreate(let path, _), .cannotInspect(let path, _), .unsafeLinkTarget(let path, _, _):
             path
         }
     }
@@ -103,6 +170,8 @@ public enum DirectorySafetyError: Error, Sendable, Equatable, CustomStringConver
             return "cannot create the directory \(path): \(error)"
         case .cannotInspect(let path, let error):
             return "cannot inspect the directory \(path): \(error)"
+        case .unsafeLinkTarget(let path, let target, let problem):
+            return "unsafe directory \(path): it is a symbolic link to \(target), which is refused: \(problem)"
         }
     }
 

@@ -36,6 +36,36 @@ public enum UserDatabase {
     /// The process id. The corresponding C function is `getpid`.
     public static var processID: Int32 { getpid() }
 
+    /// Whether this process may give a file it owns to another user or to any group: root, or
+    /// `CAP_CHOWN` in its effective set (read from `/proc/self/status`, which a sandbox with
+    /// `ProcSubset=pid` still shows). Without it, `fchown` may only change the group, to one the
+    /// process is in. The corresponding C function is `capget`, read through procfs instead
+    /// because a system-call filter may deny `capget` where it allows reading a file.
+    public static var mayChangeOwners: Bool {
+        guard let effective = effectiveCapabilities else { return geteuid() == 0 }
+        return effective & (1 << 0) != 0  // CAP_CHOWN is capability 0
+    }
+
+    /// Whether the process is in group `gid`: its effective group or a supplementary one. The
+    /// corresponding C functions are `getegid` and `getgroups`.
+    public static func isMember(ofGroup gid: UInt32) -> Bool {
+        if getegid() == gid { return true }
+        let count = getgroups(0, nil)
+        guard count > 0 else { return false }
+        var groups = [gid_t](repeating: 0, count: Int(count))
+        let got = getgroups(count, &groups)
+        return got > 0 && groups.prefix(Int(got)).contains(gid)
+    }
+
+    /// The `CapEff:` mask of `/proc/self/status`, or nil when it cannot be read.
+    static var effectiveCapabilities: UInt64? {
+        guard let text = try? FileIO.readFile("/proc/self/status", limit: 16384) else { return nil }
+        for line in String(decoding: text, as: UTF8.self).split(separator: "\n") where line.hasPrefix("CapEff:") {
+            return UInt64(line.dropFirst("CapEff:".count).filter { $0 != " " && $0 != "\t" }, radix: 16)
+        }
+        return nil
+    }
+
     /// Runs a `get*nam_r` call, growing its buffer on `ERANGE`. These calls return the error
     /// number instead of setting `errno`; "not found" is a zero return with no result.
     private static func lookup(

@@ -53,9 +53,16 @@ enum Runner {
             throw ExitStatus.fail(error)
         }
         defer { connection.close() }
+        var watch: DaemonAnswerWatch?
+        if case .socket(let path) = endpoint { watch = DaemonAnswerWatch.start(socket: path, connection: connection) }
+        defer { watch?.finish() }
         do throws(ClientError) {
             try await body(connection)
         } catch {
+            if let watch, watch.noDaemonAnswered, case .socket(let path) = endpoint {
+                Output.error(DaemonAnswerWatch.message(socket: path))
+                throw ExitCode(ExitStatus.daemonNotRunning)
+            }
             throw ExitStatus.fail(error)
         }
     }

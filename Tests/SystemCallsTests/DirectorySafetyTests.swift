@@ -93,18 +93,11 @@ struct DirectorySafetyTests {
         try FileIO.removeDirectory(path)
     }
 
-    @Test("ensure refuses a symbolic link to a good directory, and a directory others may write")
+    @Test("ensure refuses a directory others may write, and leaves it as it was")
     func ensureRefuses() throws {
         let dir = try Folder()
         defer { dir.remove() }
-        let target = dir.file("target")
-        try FileIO.makeDirectory(target, mode: 0o700)
-        let link = dir.file("link")
-        try FileIO.symlink(target: target, at: link)
         let rule = DirectorySafety.privateTo(uid: geteuid())
-        #expect(throws: DirectorySafetyError.notADirectory(path: link, kind: "a symbolic link", owner: geteuid())) {
-            try rule.ensure(link)
-        }
         let open = dir.file("open")
         try FileIO.makeDirectory(open, mode: 0o700)
         try FileIO.changeMode(open, to: 0o777)
@@ -112,8 +105,87 @@ struct DirectorySafetyTests {
             try rule.ensure(open)
         }
         #expect(try FileIO.status(ofPath: open)?.permissions == 0o777, "ensure changed a directory it refused")
+        try FileIO.removeDirectory(open)
+    }
+
+    @Test("a link this user made, in a folder only it may write, to a good directory, is followed")
+    func trustedLinkFollowed() throws {
+        let dir = try Folder()  // mkdtemp: this user's, 0700
+        defer { dir.remove() }
+        let target = dir.file("target")
+        try FileIO.makeDirectory(target, mode: 0o755)
+        let link = dir.file("link")
+        try FileIO.symlink(target: target, at: link)
+        let rule = DirectorySafety.privateTo(uid: geteuid())
+        let found = try rule.ensure(link)
+        let real = try FileIO.status(ofPath: target)
+        #expect(found.kind == .directory && found.inode == real?.inode)
+        // The same link leading to a directory others may write: refused, naming both.
+        try FileIO.changeMode(target, to: 0o777)
+        #expect(
+            throws: DirectorySafetyError.unsafeLinkTarget(
+                path: link,
+                target: target,
+                .writableByOthers(path: target, owner: geteuid(), mode: 0o777)
+            )
+        ) { try rule.ensure(link) }
         try FileIO.unlink(link)
-        for p in [target, open] { try FileIO.removeDirectory(p) }
+        try FileIO.removeDirectory(target)
+    }
+
+    @Test("a link in a folder others may write is refused, even if this user made it")
+    func linkInAnOpenFolderRefused() throws {
+        let dir = try Folder()
+        defer { dir.remove() }
+        let target = dir.file("target")
+        try FileIO.makeDirectory(target, mode: 0o700)
+        let shared = dir.file("shared")
+        try FileIO.makeDirectory(shared, mode: 0o700)
+        try FileIO.changeMode(shared, to: 0o1777)  // as /tmp: sticky, but anyone could have made the name
+        let link = shared + "/link"
+        try FileIO.symlink(target: target, at: link)
+        #expect(throws: DirectorySafetyError.notADirectory(path: link, kind: "a symbolic link", owner: geteuid())) {
+            try DirectorySafety.privateTo(uid: geteuid()).ensure(link)
+        }
+        try FileIO.unlink(link)
+        for p in [shared, target] { try FileIO.removeDirectory(p) }
+    }
+
+    @Test(
+        "a link another user made, or to another user's directory, is refused",
+        .enabled(if: geteuid() == 0, "chown to another uid needs root")
+    )
+    func plantedLinksRefused() throws {
+        let dir = try Folder()
+        defer { dir.remove() }
+        let target = dir.file("target")
+        try FileIO.makeDirectory(target, mode: 0o700)
+        let link = dir.file("link")
+        try FileIO.symlink(target: target, at: link)
+        try #require(lchown(link, 65534, 65534) == 0)
+        let rule = DirectorySafety.privateTo(uid: 0)
+        #expect(throws: DirectorySafetyError.notADirectory(path: link, kind: "a symbolic link", owner: 65534)) {
+            try rule.ensure(link)
+        }
+        try #require(lchown(link, 0, 0) == 0)
+        try FileIO.changeOwner(target, owner: 65534, group: 65534)
+        #expect(
+            throws: DirectorySafetyError.unsafeLinkTarget(
+                path: link,
+                target: target,
+                .ownedByAnother(path: target, owner: 65534, mode: 0o700, uid: 0)
+            )
+        ) { try rule.ensure(link) }
+        // The message says what the link is and why where it leads is refused.
+        let refusal = DirectorySafetyError.unsafeLinkTarget(
+            path: link,
+            target: target,
+            .ownedByAnother(path: target, owner: 65534, mode: 0o700, uid: 0)
+        )
+        let message = "\(refusal)"
+        #expect(message.hasPrefix("unsafe directory \(link): it is a symbolic link to \(target), which is refused: "))
+        try FileIO.unlink(link)
+        try FileIO.removeDirectory(target)
     }
 
     @Test("ensure refuses another user's directory", .enabled(if: geteuid() == 0, "chown to another uid needs root"))

@@ -86,20 +86,25 @@ def test_metrics_parse_strictly_and_match_device_status(daemon: Daemon) -> None:
     assert samples[("accessoryd_info", (("version", overall["version"]),))] == 1
 
 
+def shipped_metrics_command(folder: str) -> list[str]:
+    """The metrics service's ExecStart as systemd runs it: the template's @BINDIR@ is the built
+    programs' folder here, ${STATE_DIRECTORY} the service's folder."""
+    unit = (REPO / "systemd" / "accessoryd-metrics.service.in").read_text()
+    command = re.search(r"^ExecStart=(.*)$", unit, re.M)
+    assert command, "the metrics service has no ExecStart"
+    line = command.group(1).replace("@BINDIR@", str(products())).replace("${STATE_DIRECTORY}", folder)
+    assert "$" not in line and "@" not in line, line
+    return line.split()
+
+
 def test_the_shipped_timer_service_writes_the_file_atomically(daemon: Daemon) -> None:
-    unit = (REPO / "systemd" / "accessoryd-metrics.service").read_text()
-    command = re.search(r"^ExecStart=/bin/sh -ec '(.*)'$", unit, re.M)
-    assert command, "ExecStart is no longer /bin/sh -ec '…'"
     timer = (REPO / "systemd" / "accessoryd-metrics.timer").read_text()
     assert re.search(r"^OnUnitActiveSec=15s$", timer, re.M)
     with tempfile.TemporaryDirectory(prefix="adprom-") as folder:
-        # What systemd hands the shell: ${TEXTFILE_DIR} expanded, `$$` made `$`.
-        script = command.group(1).replace("${TEXTFILE_DIR}", folder).replace("$$", "$")
-        # systemd's PATH for services finds the installed accessoryctl; here, the built one.
-        search = f"{products()}:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
-        environment = dict(os.environ, ACCESSORYD_SOCKET=daemon.socket, PATH=search)
+        command = shipped_metrics_command(folder)
+        environment = dict(os.environ, ACCESSORYD_SOCKET=daemon.socket)
         for _ in range(2):  # the second run replaces the first file
-            subprocess.run(["/bin/sh", "-ec", script], env=environment, check=True, timeout=30)
+            subprocess.run(command, env=environment, check=True, timeout=30)
             assert os.listdir(folder) == ["accessoryd.prom"]
         written = Path(folder, "accessoryd.prom")
         assert oct(written.stat().st_mode & 0o777) == "0o644"
@@ -108,6 +113,31 @@ def test_the_shipped_timer_service_writes_the_file_atomically(daemon: Daemon) ->
         # A failing command (no daemon) leaves the previous file and no temporary one.
         environment["ACCESSORYD_SOCKET"] = folder + "/none.sock"
         before = written.read_text()
-        failed = subprocess.run(["/bin/sh", "-ec", script], env=environment, timeout=30, capture_output=True)
+        failed = subprocess.run(command, env=environment, timeout=30, capture_output=True)
         assert failed.returncode != 0
         assert os.listdir(folder) == ["accessoryd.prom"] and written.read_text() == before
+
+
+def test_the_metrics_file_is_never_written_through_a_planted_name(daemon: Daemon) -> None:
+    """A name another user put where the file goes (a symbolic link to a file only root may
+    write) is replaced, never followed; a folder others may write is refused before anything is
+    written."""
+    with tempfile.TemporaryDirectory(prefix="adprom-") as folder:
+        victim = Path(folder, "victim")
+        victim.write_text("root's secret\n")
+        victim.chmod(0o600)
+        final = Path(folder, "accessoryd.prom")
+        final.symlink_to(victim)
+        environment = dict(os.environ, ACCESSORYD_SOCKET=daemon.socket)
+        subprocess.run(shipped_metrics_command(folder), env=environment, check=True, timeout=30)
+        assert victim.read_text() == "root's secret\n" and oct(victim.stat().st_mode & 0o777) == "0o600"
+        assert not final.is_symlink() and "accessoryd_info" in final.read_text()
+        # Everyone may write the folder (and it is not sticky): refused, nothing written.
+        os.chmod(folder, 0o777)
+        final.unlink()
+        refused = subprocess.run(
+            shipped_metrics_command(folder), env=environment, timeout=30, capture_output=True, text=True
+        )
+        assert refused.returncode == 1, refused
+        assert f"not writing {final}: unsafe directory {folder}" in refused.stderr, refused.stderr
+        assert sorted(os.listdir(folder)) == ["victim"]

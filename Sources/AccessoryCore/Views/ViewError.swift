@@ -13,6 +13,10 @@ public enum ViewError: Error, Sendable, Equatable, CustomStringConvertible {
     case foreignLink(path: String, target: String, owner: UInt32)
     case unknownUser(String)
     case unknownGroup(String)
+    /// `owner:` names another user, and the daemon may not give files away (no `CAP_CHOWN`).
+    case ownerNeedsCapability(owner: String, uid: UInt32)
+    /// `group:` names a group the daemon is not in, and it may not give files away.
+    case groupNeedsMembership(group: String, gid: UInt32)
     case system(String, SyscallError)
 
     public var description: String {
@@ -33,6 +37,14 @@ public enum ViewError: Error, Sendable, Equatable, CustomStringConvertible {
             return "no user called \"\(name)\" (owner of a view)"
         case .unknownGroup(let name):
             return "no group called \"\(name)\" (group of a view)"
+        case .ownerNeedsCapability(let owner, let uid):
+            return "owner \(owner) (uid \(uid)) of a view: giving the pty to another user needs CAP_CHOWN, which "
+                + "this daemon does not have (uid \(UserDatabase.effectiveUserID); the packaged unit grants no "
+                + "capabilities); leave owner: out and let group: and perm: say who may open it"
+        case .groupNeedsMembership(let group, let gid):
+            return "group \(group) (gid \(gid)) of a view: this daemon (uid \(UserDatabase.effectiveUserID)) is "
+                + "not in that group and may not give files to it without CAP_CHOWN; add the group to the "
+                + "daemon's (SupplementaryGroups= in the unit) or choose one it is in"
         case .system(let what, let error):
             return "\(what): \(error)"
         }

@@ -22,8 +22,11 @@ public enum ViewPreflight {
             for (v, view) in accessory.views.enumerated() {
                 let key = "accessories[\(a)].views[\(v)]"
                 do { _ = try ViewIdentity.resolve(view) } catch {
-                    if case .unknownUser = error { report(key + ".owner", error.description) }
-                    if case .unknownGroup = error { report(key + ".group", error.description) }
+                    switch error {
+                    case .unknownUser, .ownerNeedsCapability: report(key + ".owner", error.description)
+                    case .unknownGroup, .groupNeedsMembership: report(key + ".group", error.description)
+                    default: break
+                    }
                 }
                 // The form of the path is the validator's; a malformed one is not looked at.
                 guard !view.pty.isEmpty, !view.pty.utf8.contains(0), !view.pty.hasSuffix("/") else { continue }
