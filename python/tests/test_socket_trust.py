@@ -137,3 +137,26 @@ def test_a_planted_runtime_directory_is_refused_as_accessoryctl_refuses_it(plant
     assert ctl.returncode == 4, ctl.stderr
     assert "fake" not in ctl.stdout
     assert ctl.stderr.strip() == f"error: {message}", (ctl.stderr, message)
+
+
+def test_a_listener_of_another_user_in_the_victims_own_directory_is_refused(planted: Dict[str, str]) -> None:
+    """The names pass (the victim's directory and socket), only the process behind them tells."""
+    if os.path.exists(SYSTEM_SOCKET):
+        pytest.skip(f"{SYSTEM_SOCKET} exists here: the clients would pick it")
+    xdg = Path(planted["xdg"]).parent / "victim-xdg"
+    own = xdg / "accessoryd"
+    own.mkdir(parents=True)
+    for folder in (xdg, own):
+        os.chown(folder, VICTIM, VICTIM)
+        folder.chmod(0o700)
+    socket = own / "accessoryd.sock"
+    os.rename(planted["socket"], socket)
+    os.lchown(socket, VICTIM, VICTIM)
+    interpreter = "/usr/bin/python3" if os.access("/usr/bin/python3", os.X_OK) else sys.executable
+    python = _victim([interpreter, "-c", VICTIM_SCRIPT], str(xdg))
+    print(python.stdout, python.stderr)
+    assert "fake" not in python.stdout and "secret" not in python.stdout, python.stdout
+    refusals = [line for line in python.stdout.splitlines() if "refused:" in line]
+    expected = f"unsafe socket {socket}: the process listening on it (pid "
+    assert len(refusals) == 2 and all(expected in line for line in refusals), python.stdout + python.stderr
+    assert all(f"runs as uid {ATTACKER}, not as this user's uid {VICTIM} or root" in line for line in refusals)
