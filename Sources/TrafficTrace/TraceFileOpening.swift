@@ -73,7 +73,7 @@ enum TraceFileOpening {
     static func createTemporary(beside path: String, mode: UInt32, name: inout String) throws(TraceError) -> OpenedFile
     {
         let folder = folder(of: path)
-        let base = String(path[path.index(after: path.lastIndex(of: "/") ?? path.startIndex)...])
+        let base = path.lastIndex(of: "/").map { String(path[path.index(after: $0)...]) } ?? path
         var generator = SystemRandomNumberGenerator()  // getrandom(2) on Linux
         for _ in 0..<attempts {
             name = folder + "/." + base + "." + String(generator.next(), radix: 16)

@@ -37,6 +37,7 @@ def default_socket_path(
     This is the rule accessoryd uses for its own runtime directory and accessoryctl for
     ``--socket``, so a daemon and a client run by the same user meet with no settings.
     ``environ``, ``euid`` and ``exists`` default to this process's; tests pass their own.
+    Whatever the path, the clients check it before use (:func:`socket_trust`).
     """
     if explicit is not None:
         return explicit
