@@ -47,9 +47,15 @@ public final class AccessoryConnection: Sendable {
 
     /// Connects to the daemon listening at `socketPath`.
     ///
+    /// A socket in this user's per-user runtime directory (`/tmp/accessoryd-<uid>/`,
+    /// `$XDG_RUNTIME_DIR/accessoryd/`) is checked before and after connecting: the directory and
+    /// the socket must be this user's, the daemon behind it this user's or root's
+    /// (`SystemCalls.ClientSocketTrust`; the system socket and other paths are used as given).
+    ///
     /// Throws ``ClientError/daemonNotRunning(path:socketFileExists:)`` when there is no socket
     /// file or nothing listens on it, ``ClientError/permissionDenied(path:)`` when this user may
-    /// not connect, ``ClientError/connectionFailed(path:reason:)`` otherwise. Any thread.
+    /// not connect, ``ClientError/unsafeSocket(path:reason:)`` when the check refuses the socket
+    /// (nothing is sent), ``ClientError/connectionFailed(path:reason:)`` otherwise. Any thread.
     public static func connect(
         socketPath: String = defaultSocketPath,
         eventBufferLimit: Int = 10_000
@@ -197,7 +203,8 @@ extension Result where Success == JSONValue, Failure == RPCError {
 
 extension AccessoryConnection {
     /// A plain connected, non-blocking socket to the daemon, for `attach`, after which the
-    /// connection is no longer JSON-RPC; failures as ``ClientError``s. Any thread.
+    /// connection is no longer JSON-RPC; checked and failing as
+    /// ``connect(socketPath:eventBufferLimit:)``. Any thread.
     public static func connectSocket(socketPath: String = defaultSocketPath) async throws(ClientError) -> OwnedFD {
         OwnedFD(adopting: try await Connector.connect(path: socketPath))
     }

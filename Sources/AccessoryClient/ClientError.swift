@@ -15,6 +15,10 @@ public enum ClientError: Error, Sendable, Hashable, CustomStringConvertible {
     /// Connecting failed for another reason (a path too long for a Unix socket, out of
     /// descriptors, a listener that stays too busy to accept, …).
     case connectionFailed(path: String, reason: String)
+    /// The socket is in this user's per-user runtime directory, and that directory, the socket or
+    /// the process listening on it is not this user's: another user may have put it there
+    /// (`SystemCalls.ClientSocketTrust`). `reason` says which and what to do. Nothing was sent.
+    case unsafeSocket(path: String, reason: String)
     /// The daemon answered the request with a JSON-RPC error.
     case rpc(RPCError)
     /// The connection is closed: the daemon closed it (it stopped, or dropped this client), or
@@ -47,6 +51,8 @@ public enum ClientError: Error, Sendable, Hashable, CustomStringConvertible {
                 + "(the socket's owner, group or mode does not allow this user)"
         case .connectionFailed(let path, let reason):
             "cannot connect to accessoryd at \(path): \(reason)"
+        case .unsafeSocket(_, let reason):
+            reason
         case .rpc(let error):
             error.message
         case .disconnected:
@@ -60,13 +66,14 @@ public enum ClientError: Error, Sendable, Hashable, CustomStringConvertible {
 
     /// A stable snake_case name: the protocol's code name for ``rpc(_:)`` (`timed_out`,
     /// `unknown_device`, …, or `error_<code>` for a code this client does not know), else
-    /// `daemon_not_running`, `permission_denied`, `connection_failed`, `disconnected`,
-    /// `protocol_error`.
+    /// `daemon_not_running`, `permission_denied`, `connection_failed`, `unsafe_socket`,
+    /// `disconnected`, `protocol_error`.
     public var codeName: String {
         switch self {
         case .daemonNotRunning: "daemon_not_running"
         case .permissionDenied: "permission_denied"
         case .connectionFailed: "connection_failed"
+        case .unsafeSocket: "unsafe_socket"
         case .rpc(let error): error.errorCode?.name ?? "error_\(error.code)"
         case .disconnected: "disconnected"
         case .protocolError: "protocol_error"

@@ -63,6 +63,7 @@ extension Accessory {
         guard let session = rawSession,
             session.controls.admits(token, from: op.origin, owner: session.origin)
         else {
+            logRefusedSession(op.origin)
             op.replyWithoutRunning(.notSessionOwner(device: name))
             return
         }
@@ -71,6 +72,20 @@ extension Accessory {
             return
         }
         session.controls.queue.addOperation(op)
+    }
+
+    /// A `control` naming no session of its sender's: logged (who sent it, never the token: a
+    /// guess in the log would help the next guess, and a right token sent by another user is a
+    /// leaked secret), at most once a second with a count of those held back.
+    private func logRefusedSession(_ origin: any RequestOrigin) {
+        let (emit, suppressed) = sessionRefusalLog.admit(now: loop.now.nanoseconds)
+        guard emit else { return }
+        let more = suppressed > 0 ? " (\(suppressed) more refused since the last report)" : ""
+        log(
+            .warning,
+            "\(name): refused a control from client \(origin.clientID) (uid \(origin.uid)) naming an attach session: "
+                + "no session, another session's token, or another user's\(more)"
+        )
     }
 
     /// The session ended: its controls end with it, before the accessory serves anyone else.

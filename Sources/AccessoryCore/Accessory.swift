@@ -96,6 +96,8 @@ public final class Accessory: @unchecked Sendable {  // @unchecked: all mutable 
     var trafficTap: TrafficTap?
     /// Log lines. Device loop.
     var log: (LogLevel, String) -> Void = { _, _ in }
+    /// Refused attach-session tokens, logged at most once a second (a client can send them at will).
+    var sessionRefusalLog = LogThrottle(interval: .seconds(1))
 
     init(
         settings: AccessorySettings,

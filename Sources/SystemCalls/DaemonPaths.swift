@@ -42,6 +42,8 @@ public enum DaemonPaths {
     /// The socket a client connects to: `explicit` (`--socket`), else `$ACCESSORYD_SOCKET` (when
     /// not empty), else the system daemon's socket when that file exists, else the socket of the
     /// daemon this user would start (``userRuntimeDirectory(uid:xdgRuntimeDirectory:)``).
+    /// Whatever the path, a client checks it before use by ``ClientSocketTrust`` (a socket in this
+    /// user's per-user runtime directory must be this user's, and so must its daemon).
     public static func clientSocket(
         explicit: String?,
         environment: (String) -> String?,

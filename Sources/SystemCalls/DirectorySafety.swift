@@ -158,14 +158,31 @@ public enum DirectorySafetyError: Error, Sendable, Equatable, CustomStringConver
             "; another user may have put it there to intercept this daemon's files. Look at what is in it, "
             + "remove it, and start again (or choose another directory)"
         switch self {
+        case .notADirectory, .ownedByAnother:
+            return finding(whose: "this daemon's") + remedy
+        case .writableByOthers(let path, _, _):
+            return finding(whose: "this daemon's")
+                + "; remove their write permission (chmod go-w \(path)) and start again"
+        case .cannotCreate(let path, let error):
+            return "cannot create the directory \(path): \(error)"
+        case .cannotInspect(let path, let error):
+            return "cannot inspect the directory \(path): \(error)"
+        }
+    }
+
+    /// What is wrong, without the remedy: "unsafe directory D: it is owned by uid 65534 (mode
+    /// 0777), not by `whose` uid 1000". The daemon and the clients (``SocketTrustError``) add
+    /// their own remedy.
+    public func finding(whose: String) -> String {
+        switch self {
         case .notADirectory(let path, let kind, let owner):
-            return "unsafe directory \(path): it is \(kind) owned by uid \(owner), not a directory" + remedy
+            return "unsafe directory \(path): it is \(kind) owned by uid \(owner), not a directory"
         case .ownedByAnother(let path, let owner, let mode, let uid):
             return "unsafe directory \(path): it is owned by uid \(owner) (mode \(Self.octal(mode))), "
-                + "not by this daemon's uid \(uid)" + remedy
+                + "not by \(whose) uid \(uid)"
         case .writableByOthers(let path, let owner, let mode):
             return "unsafe directory \(path): mode \(Self.octal(mode)) (owner uid \(owner)) lets other users "
-                + "add or replace names in it; remove their write permission (chmod go-w \(path)) and start again"
+                + "add or replace names in it"
         case .cannotCreate(let path, let error):
             return "cannot create the directory \(path): \(error)"
         case .cannotInspect(let path, let error):

@@ -10,6 +10,13 @@ public enum Socket {
         public var pid: pid_t
         public var uid: uid_t
         public var gid: gid_t
+
+        /// Credentials with these ids (tests state the cases a rule must judge).
+        public init(pid: pid_t, uid: uid_t, gid: gid_t) {
+            self.pid = pid
+            self.uid = uid
+            self.gid = gid
+        }
     }
 
     /// A Unix-domain socket address: a file path, or an abstract name (Linux's leading NUL; written

@@ -5,9 +5,10 @@ import SystemCalls
 /// are never more than `keep` old files; with `keep` 0 the file is simply started afresh). A file
 /// is larger than `maxBytes` only when one record alone is.
 ///
-/// Created safely in a folder others might write to (``FileIO/openForAppending(_:mode:)``:
-/// a symbolic link, a FIFO, a device or a file with a second name is refused), mode 0640. A
-/// file already there (a restart) is appended to.
+/// Opened safely when other local users may be hostile (``TraceFileOpening``: the folder must not
+/// be open to their names; a symbolic link, a FIFO, a device, a file with a second name or
+/// another user's file is refused; a new file is made with `O_EXCL`), mode 0640. A file of the
+/// daemon's already there (a restart) is appended to.
 ///
 /// Writer thread only (``TraceSink``); ``open(path:maxBytes:keep:)`` on any one thread.
 public final class RotatingTraceFile: TraceSink {
@@ -32,35 +33,13 @@ public final class RotatingTraceFile: TraceSink {
         held.reserveCapacity(Self.flushThreshold)
     }
 
-    /// Opens (or creates) `path` to append to.
+    /// Opens (or creates) `path` to append to, safely when other users may be hostile
+    /// (``TraceFileOpening``): the folder is checked, a file found must be the daemon's.
     public static func open(path: String, maxBytes: Int64, keep: Int) throws(TraceError) -> RotatingTraceFile {
-        let opened = try openFile(path)
+        try TraceFileOpening.checkFolder(of: path)
+        let opened = try TraceFileOpening.open(path, mode: mode)
         let size = opened.status.size
         return RotatingTraceFile(path: path, maxBytes: maxBytes, keep: keep, fd: opened.takeDescriptor(), size: size)
-    }
-
-    private static func openFile(_ path: String) throws(TraceError) -> OpenedFile {
-        let opened: OpenedFile
-        do {
-            opened = try FileIO.openForAppending(path, mode: mode)
-        } catch {
-            switch error.errno {
-            case .tooManySymbolicLinkLevels:
-                throw TraceError("cannot open trace file \(path): it is a symbolic link (refused)")
-            case .noSuchAddressOrDevice:
-                throw TraceError("cannot open trace file \(path): it is a FIFO (refused)")
-            default:
-                throw TraceError("cannot open trace file \(path): \(error.errno.description)")
-            }
-        }
-        let status = opened.status
-        guard status.kind == .regular else {
-            throw TraceError("cannot use trace file \(path): it is \(status.kind.rawValue), not a regular file")
-        }
-        guard status.linkCount == 1 else {
-            throw TraceError("cannot use trace file \(path): it has \(status.linkCount) names (a hard link; refused)")
-        }
-        return opened
     }
 
     public func write(record: UnsafeBufferPointer<UInt8>) throws(TraceError) {
@@ -101,27 +80,36 @@ public final class RotatingTraceFile: TraceSink {
     }
 
     /// `file.<keep-1>` → `file.<keep>` … `file` → `file.1`, then a new `file`.
+    ///
+    /// The new file is made first, with `O_EXCL` under an unpredictable name, and renamed over
+    /// `file` last; the current file gets its name `file.1` by a hard link before that. So `file`
+    /// always names a file of the daemon's: there is no moment at which another user could make
+    /// a file of theirs at that name and have the daemon open it (the earlier rename-then-open
+    /// had one).
     private func rotate() throws(TraceError) {
         fd.take()?.close()
         size = 0
+        var temporary = ""
+        let fresh = try TraceFileOpening.createTemporary(beside: path, mode: Self.mode, name: &temporary)
         do {
-            if keep == 0 {
-                try Self.unlessMissing { () throws(SyscallError) in try FileIO.unlink(path) }
-            } else {
+            if keep > 0 {
                 // Missing names are fine: fewer old files than `keep` so far, or removed by hand.
                 for index in stride(from: keep - 1, through: 1, by: -1) {
                     try Self.unlessMissing { () throws(SyscallError) in
                         try FileIO.rename("\(path).\(index)", to: "\(path).\(index + 1)")
                     }
                 }
-                try Self.unlessMissing { () throws(SyscallError) in try FileIO.rename(path, to: "\(path).1") }
+                // `file.1` is free now (renamed on, or the oldest with `keep` 1: dropped).
+                try Self.unlessMissing { () throws(SyscallError) in try FileIO.unlink("\(path).1") }
+                try Self.unlessMissing { () throws(SyscallError) in try FileIO.link(path, as: "\(path).1") }
             }
+            // Replaces the current file's name `file` in one step (with `keep` 0, the file).
+            try FileIO.rename(temporary, to: path)
         } catch {
+            try? FileIO.unlink(temporary)
             throw TraceError("cannot rotate trace file \(path): \(error.errno.description)")
         }
-        let opened = try Self.openFile(path)
-        size = opened.status.size
-        fd = .some(opened.takeDescriptor())
+        fd = .some(fresh.takeDescriptor())
     }
 
     /// Runs `body`, taking "no such file" for success.

@@ -20,7 +20,8 @@ enum ExitStatus {
           1  a request failed (the message names the protocol's error code)
           2  usage error (bad option, argument, DATA, or script line)
           3  accessoryd is not running (no socket, or nothing listening on it)
-          4  permission denied (by the socket, or by the accessory's access list)
+          4  permission denied (by the socket, or by the accessory's access list), or the socket
+             is not safe to use (in this user's runtime directory, but another user's)
           5  the accessory is unknown, absent, unavailable, or was removed
           6  timed out
         """
@@ -29,7 +30,7 @@ enum ExitStatus {
     static func code(for error: ClientError) -> Int32 {
         switch error {
         case .daemonNotRunning: return daemonNotRunning
-        case .permissionDenied: return permissionDenied
+        case .permissionDenied, .unsafeSocket: return permissionDenied
         case .rpc(let rpc):
             switch rpc.errorCode {
             case .permissionDenied?: return permissionDenied
@@ -48,7 +49,7 @@ enum ExitStatus {
     static func message(for error: ClientError, context: String? = nil) -> String {
         let prefix = "error: " + (context.map { "\($0): " } ?? "")
         switch error {
-        case .daemonNotRunning, .permissionDenied, .connectionFailed:
+        case .daemonNotRunning, .permissionDenied, .connectionFailed, .unsafeSocket:
             return prefix + error.description
         case .remoteEnded:
             return prefix + "\(error.description) (\(error.codeName))"

@@ -70,6 +70,8 @@ final class CoreHarness: @unchecked Sendable {  // @unchecked: fields are set in
     let registry: AccessoryRegistry
     var simulators: [SimulatedAccessory] = []
     let dir: String
+    /// What the registry logged, in order (any thread).
+    let logged: Locked<[String]>
 
     /// `yaml` may use `{sim:NAME}` for the path of simulator NAME from `sims`; `rfcommDriver`
     /// stands in for Bluetooth sockets (`rfcomm` accessories).
@@ -84,12 +86,14 @@ final class CoreHarness: @unchecked Sendable {  // @unchecked: fields are set in
             text = text.replacingOccurrences(of: "{sim:\(name)}", with: "\(dir)/\(name)")
         }
         let configuration = try ConfigurationLoader.load(yaml: text, file: "test.yaml")
+        let logged = Locked<[String]>([])
+        self.logged = logged
         registry = AccessoryRegistry(
             loop: loop,
             configuration: configuration,
             devicePaths: [:],
             rfcommDriver: rfcommDriver
-        ) { _, _ in }
+        ) { _, message in logged.withLock { $0.append(message) } }
         let r = registry
         loop.perform { r.start() }
     }

@@ -76,6 +76,12 @@ struct SessionControlTests {
             )
         }
         #expect(uart.names.isEmpty, "no refused control reached the line")
+        // Logged, rate-limited, without the token (right or wrong): the first refusal now, the
+        // others (within a second) held back and counted in the next report.
+        let said = h.logged.withLock { $0 }.filter { $0.contains("naming an attach session") }
+        #expect(said.count == 1, "\(said)")
+        #expect(said.first?.contains("client 2 (uid 1000)") == true, "\(said)")
+        #expect(!h.logged.withLock { $0 }.contains { $0.contains(token) || $0.contains(wrong) }, "a token was logged")
         // The session over, its token admits nothing, not even its own user's requests.
         h.registry.clientLeft(owner)
         let late = Self.control(h, #""dtr":false"#, session: token, id: 4, from: sameUser)

@@ -27,6 +27,7 @@ __all__ = [
     "DeviceIOError",
     "ConnectFailed",
     "DaemonNotRunning",
+    "UnsafeSocket",
     "ConnectionLost",
     "ProtocolError",
 ]
@@ -136,6 +137,13 @@ class ConnectFailed(AccessorydError, ConnectionError):
 
 class DaemonNotRunning(ConnectFailed):
     """Nothing listens at the socket path (no socket file, or a stale one)."""
+
+
+class UnsafeSocket(ConnectFailed):
+    """The socket is in this user's per-user runtime directory (``/tmp/accessoryd-<uid>`` or
+    ``$XDG_RUNTIME_DIR/accessoryd``), but that directory, the socket or the process listening on
+    it is another user's, who may have put it there to pose as the daemon. Nothing was sent.
+    See :func:`accessoryd.paths.socket_trust`."""
 
 
 class ConnectionLost(AccessorydError, ConnectionError):

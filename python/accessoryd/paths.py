@@ -5,7 +5,13 @@ from __future__ import annotations
 import os
 from typing import Callable, Mapping, Optional
 
-__all__ = ["SYSTEM_RUNTIME_DIRECTORY", "SYSTEM_SOCKET", "default_socket_path", "user_runtime_directory"]
+__all__ = [
+    "SYSTEM_RUNTIME_DIRECTORY",
+    "SYSTEM_SOCKET",
+    "default_socket_path",
+    "socket_trust",
+    "user_runtime_directory",
+]
 
 #: The system daemon's runtime directory (systemd's ``RuntimeDirectory=accessoryd``).
 SYSTEM_RUNTIME_DIRECTORY = "/run/accessoryd"
@@ -31,6 +37,7 @@ def default_socket_path(
     This is the rule accessoryd uses for its own runtime directory and accessoryctl for
     ``--socket``, so a daemon and a client run by the same user meet with no settings.
     ``environ``, ``euid`` and ``exists`` default to this process's; tests pass their own.
+    Whatever the path, the clients check it before use (:func:`socket_trust`).
     """
     if explicit is not None:
         return explicit
@@ -55,3 +62,24 @@ def user_runtime_directory(uid: int, xdg_runtime_dir: Optional[str]) -> str:
         # same file.
         return (xdg_runtime_dir[:-1] if xdg_runtime_dir.endswith("/") else xdg_runtime_dir) + "/accessoryd"
     return f"/tmp/accessoryd-{uid}"
+
+
+def socket_trust(path: str, environ: Optional[Mapping[str, str]] = None, euid: Optional[int] = None) -> Optional[str]:
+    """The per-user runtime directory ``path`` is in, when the client must check it, else ``None``.
+
+    The same rule as accessoryctl's (``ClientSocketTrust`` in the daemon's sources), decided by
+    where the socket is, not by how the caller came to its path:
+
+    - a socket in the caller's per-user runtime directory (``/tmp/accessoryd-<euid>``, or
+      ``$XDG_RUNTIME_DIR/accessoryd``) is checked before and after connecting (see
+      :mod:`accessoryd._connect`): another user may have made that directory first;
+    - the system socket (``/run/accessoryd/accessoryd.sock``, where only root and systemd make
+      names) and any other path (the caller named it) are trusted as they are.
+    """
+    env = os.environ if environ is None else environ
+    uid = os.geteuid() if euid is None else euid
+    if path == SYSTEM_SOCKET or uid == 0 or "/" not in path:
+        return None
+    directory = path[: path.rindex("/")]
+    per_user = (user_runtime_directory(uid, env.get("XDG_RUNTIME_DIR")), user_runtime_directory(uid, None))
+    return directory if directory in per_user else None

@@ -65,6 +65,8 @@ final class PtyView: @unchecked Sendable {
     var discardLogged = false
     /// Said once until the accessory is back: frames are refused.
     var refusalLogged = false
+    /// Said once until `access:` allows the view's owner again: it receives nothing.
+    var accessDeniedLogged = false
 
     /// How many of a `shared` view's frames may be requests at once: more wait in order, and
     /// beyond that the program's bytes wait in the pty.

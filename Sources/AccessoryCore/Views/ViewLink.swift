@@ -2,13 +2,13 @@ import SystemCalls
 
 /// The symbolic link that publishes a view's pty slave (`/dev/pts/N`) at the view's path.
 ///
-/// The link is made under a temporary name in the same directory and renamed over the path, so
-/// a program opening the path sees the old link or the new one, never none. Every call works on
-/// names inside the directory held open by descriptor (opened without following a link), and
-/// what is at the path is looked at without following it. Only a link the daemon made is ever
-/// replaced or removed: a symbolic link owned by the daemon's user that points into `/dev/pts/`
-/// (one left by an earlier run counts: its pty died with that run). Anything else at the path
-/// (a file, a folder, another user's link, a link elsewhere) is refused and left as it is.
+/// The link is made under a temporary, unpredictable name in the same directory and renamed over
+/// the path, so a program opening the path sees the old link or the new one, never none. Every
+/// call works on names inside the directory held open by descriptor (opened without following a
+/// link), and what is at the path is looked at without following it. Only a link the daemon made
+/// is ever replaced or removed: a symbolic link owned by the daemon's user that points into
+/// `/dev/pts/` (one left by an earlier run counts: its pty died with that run). Anything else at
+/// the path (a file, a folder, another user's link, a link elsewhere) is refused and left as it is.
 ///
 /// The directory must pass ``DirectorySafety/publishingFor(uid:)`` (this user's or root's, not
 /// open to every user's renames unless sticky), as the control socket's does.
@@ -28,6 +28,8 @@ struct ViewLink: Sendable, Equatable {
     }
 
     static let ptyFolder = "/dev/pts/"
+    /// How many taken temporary names are tried before publishing gives up.
+    static let temporaryNameAttempts = 16
 
     /// What is at the path now: nil when nothing, else the target of a link the daemon made.
     /// Throws for anything that may not be replaced, and when the directory is missing or unsafe.
@@ -73,14 +75,18 @@ struct ViewLink: Sendable, Equatable {
     func publish(target: String) throws(ViewError) {
         let dir = try openDirectory()
         _ = try inspect(in: dir.rawValue)
+        // Unpredictable names (getrandom(2), through the standard library's system generator):
+        // in a sticky directory others may write, names made of the pid and a counter could all
+        // be made first by another user, and the view would never be published.
+        var generator = SystemRandomNumberGenerator()
         var attempt = 0
         while true {
-            let temporary = ".\(name).\(UserDatabase.processID).\(attempt)"
+            let temporary = ".\(name)." + String(generator.next(), radix: 16)
             do {
                 try FileIO.symlink(target: target, named: temporary, in: dir.rawValue)
             } catch {
-                // A name left by a crash, or chosen by someone else: try another, a few times.
-                if error.errno == .fileExists && attempt < 16 {
+                // Taken (by chance, or left by a crash): another name, a bounded number of times.
+                if error.errno == .fileExists && attempt < Self.temporaryNameAttempts {
                     attempt += 1
                     continue
                 }

@@ -37,12 +37,30 @@ public enum ViewPreflight {
                 }
                 taken[path] = "the path of a view of accessory \"\(accessory.name)\""
                 let link = ViewLink(path: path)
-                if !view.pty.hasPrefix("/"), (try? FileIO.status(ofPath: link.directory)) == nil {
-                    continue  // The tty/ folder is made at start.
+                if !view.pty.hasPrefix("/") {
+                    // The daemon makes tty/ (and the runtime directory) only if missing: what is
+                    // found must be its own, as at start (``ViewSet``), else it would not start
+                    // without saying why a view is absent.
+                    if let problem = relativeFolderProblem(runtimeDirectory: runtimeDirectory, path: path) {
+                        report(key + ".pty", problem.description)
+                        continue
+                    }
+                    if (try? FileIO.status(ofPath: link.directory)) == nil { continue }  // Made at start.
                 }
                 do { _ = try link.inspect() } catch { report(key + ".pty", error.description) }
             }
         }
         return issues
+    }
+
+    /// Why the runtime directory or its `tty/` folder, where they exist, may not hold views: each
+    /// must be the daemon's user's, writable by nobody else (``DirectorySafety/privateTo(uid:)``).
+    static func relativeFolderProblem(runtimeDirectory: String, path: String) -> ViewError? {
+        let rule = DirectorySafety.privateTo(uid: UserDatabase.effectiveUserID)
+        for folder in [runtimeDirectory, runtimeDirectory + "/" + ViewSettings.relativeFolder] {
+            guard let found = try? FileIO.status(ofPath: folder) else { return nil }
+            if let problem = rule.problem(path: folder, status: found) { return .unsafeDirectory(path: path, problem) }
+        }
+        return nil
     }
 }

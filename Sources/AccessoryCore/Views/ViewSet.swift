@@ -118,10 +118,11 @@ final class ViewSet {
         poll.stop()
     }
 
-    /// A frame of `a` that no request claimed. Device loop.
+    /// A frame of `a` that no request claimed, to the views whose owner `a`'s `access:` allows
+    /// (``PtyView/mayReceive(from:)``). Device loop.
     func deliver(_ frame: [UInt8], from a: Accessory) {
         guard let list = byAccessory[a.name] else { return }
-        for view in list { view.unclaimed(frame, framing: a.settings.framing) }
+        for view in list where view.mayReceive(from: a) { view.unclaimed(frame, framing: a.settings.framing) }
     }
 
     /// `a` changed state. Device loop.

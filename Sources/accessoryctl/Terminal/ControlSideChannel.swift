@@ -46,10 +46,10 @@ final class ControlSideChannel {
             "jsonrpc": "2.0", "id": 1, "method": "control", "params": .object(object),
         ]
         let descriptor: OwnedFD
-        do throws(SyscallError) {
+        do throws(SideChannelFailure) {
             descriptor = try Self.connect(socketPath, sending: Array((request.description + "\n").utf8))
         } catch {
-            completion("cannot reach accessoryd at \(socketPath): \(error)")
+            completion(error.message)
             return
         }
         answer = []
@@ -66,10 +66,33 @@ final class ControlSideChannel {
     }
 
     /// A new connection to the daemon, `line` written to it (a short line fits the socket's buffer).
-    private static func connect(_ path: String, sending line: [UInt8]) throws(SyscallError) -> OwnedFD {
-        let descriptor = try Socket.connectedUnixStream(to: .path(path))
-        try FileIO.writeAll(descriptor.rawValue, line)
+    /// The line carries the session's token, so a per-user socket is checked as every client
+    /// connection is (``ClientSocketTrust``) before the token is written.
+    private static func connect(_ path: String, sending line: [UInt8]) throws(SideChannelFailure) -> OwnedFD {
+        let trust = ClientSocketTrust.current(path: path)
+        let uid = UserDatabase.effectiveUserID
+        do throws(SocketTrustError) { try trust.checkBeforeConnect(path, uid: uid) } catch {
+            throw SideChannelFailure(message: error.description)
+        }
+        let descriptor = try unreachable(path) { () throws(SyscallError) in
+            try Socket.connectedUnixStream(to: .path(path))
+        }
+        let peer = try unreachable(path) { () throws(SyscallError) in try Socket.peerCredentials(descriptor.rawValue) }
+        do throws(SocketTrustError) { try trust.checkPeer(peer, path: path, uid: uid) } catch {
+            throw SideChannelFailure(message: error.description)
+        }
+        try unreachable(path) { () throws(SyscallError) in try FileIO.writeAll(descriptor.rawValue, line) }
         return descriptor
+    }
+
+    /// `body`'s value, its failure said as "cannot reach accessoryd".
+    private static func unreachable<R: ~Copyable>(
+        _ path: String,
+        _ body: () throws(SyscallError) -> R
+    ) throws(SideChannelFailure) -> R {
+        do { return try body() } catch {
+            throw SideChannelFailure(message: "cannot reach accessoryd at \(path): \(error)")
+        }
     }
 
     private func readable() {
@@ -111,4 +134,11 @@ final class ControlSideChannel {
         self.completion = nil
         completion?(reason)
     }
+}
+
+/// Why the side channel could not send its request: the message for the terminal.
+///
+/// Threading: a value. Any thread.
+struct SideChannelFailure: Error {
+    let message: String
 }

@@ -109,7 +109,7 @@ final class TemporaryDirectory: Sendable {
     /// this test made).
     func remove() { TemporaryDirectory.removeTree(path) }
 
-    private static func removeTree(_ path: String) {
+    static func removeTree(_ path: String) {
         if let dir = opendir(path) {
             var names: [String] = []
             while let entry = readdir(dir) {
