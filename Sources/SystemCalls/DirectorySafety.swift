@@ -167,6 +167,8 @@ public enum DirectorySafetyError: Error, Sendable, Equatable, CustomStringConver
             return "cannot create the directory \(path): \(error)"
         case .cannotInspect(let path, let error):
             return "cannot inspect the directory \(path): \(error)"
+        case .unsafeLinkTarget:
+            return finding(whose: "this daemon's")  // the refused target's own description says what to do
         }
     }
 

@@ -32,6 +32,8 @@ enum TraceFileOpening {
             "; another user could put files of theirs at its names (use a folder of the daemon's user or root)"
         case .cannotCreate, .cannotInspect:
             ""
+        case .unsafeLinkTarget(_, _, let target):
+            remedy(target)
         }
     }
 
