@@ -205,10 +205,16 @@ deb-check: deb
 ## .build-systemd/), the package installed with apt, every feature checked under the shipped
 ## units, then an upgrade to a higher version, remove and purge. Needs root; a few minutes.
 ARCH := $(shell dpkg --print-architecture 2>/dev/null)
-systemd-test: deb
+## The package of `make deb` is made again only when it is older than what goes into it (in CI,
+## `make deb-check` has just made it).
+DEB = build/accessoryd_$(VERSION)_$(ARCH).deb
+systemd-test: release
 	@scripts/install-deps.sh --systemd
+	@if [ ! -f "$(DEB)" ] || [ -n "$$(find "$(RELEASE_BIN)/accessoryd" "$(RELEASE_BIN)/accessoryctl" \
+		"$(RELEASE_BIN)/accessory-sim" systemd packaging config scripts/install.sh scripts/make-deb.sh \
+		-newer "$(DEB)" -print -quit)" ]; then $(MAKE) --no-print-directory deb; else echo "$(DEB) is up to date"; fi
 	MAKE_DEB_NO_LINT=1 scripts/make-deb.sh "$(RELEASE_BIN)" "$(VERSION)+upgrade"
-	scripts/systemd-test.sh "build/accessoryd_$(VERSION)_$(ARCH).deb" "build/accessoryd_$(VERSION)+upgrade_$(ARCH).deb"
+	scripts/systemd-test.sh "$(DEB)" "build/accessoryd_$(VERSION)+upgrade_$(ARCH).deb"
 
 clean:
 	rm -rf .build .build-* build

@@ -104,20 +104,27 @@ struct SocketNameRaceTests {
     }
 }
 
-/// The socket's directory itself: a symbolic link is never followed, a directory every user may
-/// write is refused unless sticky.
+/// The socket's directory itself: a symbolic link anyone else could have made is never followed,
+/// a directory every user may write is refused unless sticky.
 ///
 /// Threading: the test's thread.
 @Suite("The socket's directory is checked before anything is made in it")
 struct SocketDirectoryTests {
-    @Test("a symbolic link as the socket's directory is refused, and nothing is made behind it")
+    @Test("a symbolic link others could have made as the socket's directory is refused, and nothing is made behind it")
     func linkedDirectoryRefused() throws {
         let dir = try TemporaryDirectory()
         defer { dir.remove() }
         let real = dir.file("real")
         try FileIO.makeDirectory(real, mode: 0o700)
-        let link = dir.file("link")
+        // In a folder every user may write (sticky, as /tmp): whoever made the link, another
+        // user could have made it first. (A link only root or this user can have made, in a
+        // folder nobody else may write, is followed: DirectorySafetyTests.)
+        let shared = dir.file("shared")
+        try FileIO.makeDirectory(shared, mode: 0o700)
+        try FileIO.changeMode(shared, to: 0o1777)
+        let link = shared + "/link"
         try FileIO.symlink(target: real, at: link)
+        defer { try? FileIO.unlink(link) }
         #expect {
             _ = try ListeningSocket(path: link + "/ctl.sock")
         } throws: { error in
