@@ -62,8 +62,15 @@ public enum DaemonPaths {
             explicit: explicit,
             environment: ProcessEnvironment.value,
             uid: UserDatabase.effectiveUserID,
-            exists: { (try? FileIO.status(ofPath: $0)) != nil }
+            exists: Self.somethingIsAt
         )
+    }
+
+    /// Whether a name is there, for choosing a socket: something this user may not even look at
+    /// (`EACCES`, a folder it may not enter) is there too, so that connecting to it says
+    /// "permission denied" rather than falling back to another daemon's socket and "not running".
+    static func somethingIsAt(_ path: String) -> Bool {
+        do { return try FileIO.status(ofPath: path) != nil } catch { return error.errno == .permissionDenied }
     }
 
     /// ``runtimeDirectory(explicit:environment:uid:)`` for this process.

@@ -23,7 +23,7 @@ def default_socket_path(
     explicit: Optional[str] = None,
     environ: Optional[Mapping[str, str]] = None,
     euid: Optional[int] = None,
-    exists: Callable[[str], bool] = os.path.exists,
+    exists: Optional[Callable[[str], bool]] = None,
 ) -> str:
     """The socket to connect to, first found of:
 
@@ -46,9 +46,22 @@ def default_socket_path(
     from_env = env.get("ACCESSORYD_SOCKET", "")
     if from_env:
         return from_env
-    if exists(SYSTEM_SOCKET):
+    if (something_is_at if exists is None else exists)(SYSTEM_SOCKET):
         return SYSTEM_SOCKET
     return user_runtime_directory(uid, env.get("XDG_RUNTIME_DIR")) + "/accessoryd.sock"
+
+
+def something_is_at(path: str) -> bool:
+    """Whether a name is there, for choosing a socket: something this user may not even look at
+    (``EACCES``, a folder it may not enter) is there too, so that connecting to it says
+    "permission denied" rather than falling back to another daemon's socket and "not running"."""
+    try:
+        os.lstat(path)
+        return True
+    except PermissionError:
+        return True
+    except OSError:
+        return False
 
 
 def user_runtime_directory(uid: int, xdg_runtime_dir: Optional[str]) -> str:

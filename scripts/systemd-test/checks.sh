@@ -28,13 +28,13 @@ as_user() { timeout --kill-after=2 20 runuser -u "$USER_IN_DIALOUT" -- "$@"; }
 as_outsider() { timeout --kill-after=2 20 runuser -u "$OUTSIDER" -- "$@"; }
 # `wait_for SECONDS DESCRIPTION COMMAND…`: polls a real process's state, at most SECONDS.
 wait_for() {
-  local limit=$1 what=$2 i
+  local limit=$1 what=$2 i last=""
   shift 2
   for ((i = 0; i < limit * 10; i++)); do
-    "$@" >/dev/null 2>&1 && return 0
+    last="$("$@" 2>&1)" && return 0
     sleep 0.1
   done
-  fail "$what: not so after ${limit} s"
+  fail "$what: not so after ${limit} s${last:+; the last try said: ${last:0:400}}"
 }
 main_pid() { systemctl show -p MainPID --value accessoryd.service; }
 # The journal since the check began (--since, to the second: journalctl 252 combines
@@ -81,7 +81,7 @@ check_activation() {
   out="$(as_user accessoryctl list 2>&1)" || fail "accessoryctl list as a user in dialout failed: $out"
   contains "$out" "sim-echo" "accessoryctl list"
   [ "$(systemctl is-active accessoryd.service)" = active ] || fail "accessoryd.service is not active"
-  wait_for 10 "sim-echo ready" sh -c "runuser -u $USER_IN_DIALOUT -- accessoryctl list | grep -q 'sim-echo.*ready'"
+  wait_for 10 "sim-echo ready" sh -c "out=\$(runuser -u $USER_IN_DIALOUT -- accessoryctl list 2>&1); echo \"\$out\"; echo \"\$out\" | grep -q 'sim-echo.*ready'"
   out="$(as_user accessoryctl transact sim-echo hello-from-a-user 2>&1)" || fail "transact on sim-echo failed: $out"
   contains "$out" "hello-from-a-user" "the simulator's echo"
   # systemctl status shows the daemon's STATUS= line.
