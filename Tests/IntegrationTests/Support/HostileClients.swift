@@ -7,8 +7,11 @@ import Glibc
 ///
 /// Modes: `discover-batch` sends one line holding a batch of `calls` `rpc.discover` calls (about
 /// 52 KB for 1,024: each answer is the whole OpenRPC document); `idle` sends nothing at all;
-/// `partial` sends the start of a request line and never its end; `transact-batch` sends a batch
-/// of `calls` `transact`s to accessory `echo` that wait for its lock (`wait_ms`).
+/// `partial` sends the start of a request line and never its end; `request` sends one complete
+/// `daemon.status` line; `transact-batch` sends a batch of `calls` `transact`s to accessory
+/// `echo` that would wait for its lock (`wait_ms`); `flood` pipelines single `rpc.discover`
+/// lines on one connection after another (each is dropped as a slow reader, or stalls, and the
+/// next is opened) until the time is up, and prints how many it opened at the end.
 ///
 /// Threading: the test's thread (it owns the child).
 enum HostileClients {
@@ -24,7 +27,28 @@ enum HostileClients {
                 return ("[" + ",".join(one % i for i in range(calls)) + "]\\n").encode()
             if mode == "partial":
                 return b'{"jsonrpc":"2.0","id":1,"method":"daemon.st'
+            if mode == "request":
+                return b'{"jsonrpc":"2.0","id":1,"method":"daemon.status"}\\n'
             return b""
+        def flood(end):
+            opened, line = 0, b'{"jsonrpc":"2.0","id":1,"method":"rpc.discover"}\\n' * 64
+            while time.monotonic() < end:
+                s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+                s.settimeout(1)
+                try:
+                    s.connect(path)
+                    opened += 1
+                    while time.monotonic() < end:
+                        s.sendall(line)
+                except OSError:
+                    pass
+                s.close()
+            return opened
+        if mode == "flood":
+            sys.stdout.write("ready 1 0\\n")
+            sys.stdout.flush()
+            sys.stdout.write("opened %d\\n" % flood(time.monotonic() + seconds))
+            sys.exit(0)
         held, refused = [], 0
         data = line()
         for _ in range(count):
