@@ -1,6 +1,6 @@
 /// The result of `daemon.status`:
 /// `{version, pid, uptime_s, clients, clients_accepted, clients_rejected, requests_decoded,
-/// decode_errors, input_deferrals, clients_timed_out, clients_in_reserve, batches_refused,
+/// decode_errors, input_deferrals, clients_timed_out, clients_accepted_in_reserve, batches_refused,
 /// replies_too_large, accessories, accessories_ready, requests_in_flight, views}`.
 /// Only root and the daemon's own user get the process's and the control server's figures
 /// (``process``); anyone else gets the version and counts of what they may see.
@@ -55,7 +55,7 @@ package struct DaemonStatusResult: Sendable, Hashable, JSONObjectEncodable {
         /// Closed for completing no request line within `limits.idle_connection_timeout_ms`.
         package var clientsTimedOut: Int64
         /// Accepted past `limits.max_clients`, in the reserve for root and the daemon's user.
-        package var clientsInReserve: Int64
+        package var clientsAcceptedInReserve: Int64
         /// Batches refused whole before any element ran (their reply could not fit).
         package var batchesRefused: Int64
         /// Replies replaced by an error because they did not fit in `limits.client_outbound_bytes`.
@@ -69,7 +69,7 @@ package struct DaemonStatusResult: Sendable, Hashable, JSONObjectEncodable {
             decodeErrors: Int64,
             inputDeferrals: Int64,
             clientsTimedOut: Int64 = 0,
-            clientsInReserve: Int64 = 0,
+            clientsAcceptedInReserve: Int64 = 0,
             batchesRefused: Int64 = 0,
             repliesTooLarge: Int64 = 0
         ) {
@@ -80,7 +80,7 @@ package struct DaemonStatusResult: Sendable, Hashable, JSONObjectEncodable {
             self.decodeErrors = decodeErrors
             self.inputDeferrals = inputDeferrals
             self.clientsTimedOut = clientsTimedOut
-            self.clientsInReserve = clientsInReserve
+            self.clientsAcceptedInReserve = clientsAcceptedInReserve
             self.batchesRefused = batchesRefused
             self.repliesTooLarge = repliesTooLarge
         }
@@ -99,7 +99,7 @@ package struct DaemonStatusResult: Sendable, Hashable, JSONObjectEncodable {
                 object.add("decode_errors", s.decodeErrors)
                 object.add("input_deferrals", s.inputDeferrals)
                 object.add("clients_timed_out", s.clientsTimedOut)
-                object.add("clients_in_reserve", s.clientsInReserve)
+                object.add("clients_accepted_in_reserve", s.clientsAcceptedInReserve)
                 object.add("batches_refused", s.batchesRefused)
                 object.add("replies_too_large", s.repliesTooLarge)
             }

@@ -126,7 +126,7 @@ final class Daemon {
                     decodeErrors: Int64(s.decodeErrors),
                     inputDeferrals: Int64(s.inputDeferrals),
                     clientsTimedOut: Int64(s.disconnectedIdle),
-                    clientsInReserve: Int64(s.acceptedInReserve),
+                    clientsAcceptedInReserve: Int64(s.acceptedInReserve),
                     batchesRefused: Int64(s.batchesRefused),
                     repliesTooLarge: Int64(s.repliesTooLarge)
                 )

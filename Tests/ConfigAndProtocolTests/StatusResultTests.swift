@@ -250,7 +250,7 @@ struct StatusResultTests {
             decodeErrors: 2,
             inputDeferrals: 5,
             clientsTimedOut: 6,
-            clientsInReserve: 7,
+            clientsAcceptedInReserve: 7,
             batchesRefused: 8,
             repliesTooLarge: 10
         )
@@ -272,7 +272,7 @@ struct StatusResultTests {
         o.append("decode_errors", .int(2))
         o.append("input_deferrals", .int(5))
         o.append("clients_timed_out", .int(6))
-        o.append("clients_in_reserve", .int(7))
+        o.append("clients_accepted_in_reserve", .int(7))
         o.append("batches_refused", .int(8))
         o.append("replies_too_large", .int(10))
         let tail: [(String, JSONValue)] = [

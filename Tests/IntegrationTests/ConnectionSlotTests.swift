@@ -37,11 +37,11 @@ import Testing
         let admin = try s.connect()
         let status = try admin.result("daemon.status")
         #expect(status["clients"]?.int64Value == 17, "\(status)")
-        #expect(status["clients_in_reserve"]?.int64Value == 1, "\(status)")
+        #expect(status["clients_accepted_in_reserve"]?.int64Value == 1, "\(status)")
         // The reserve is for root and the daemon's user only: a second root connection takes
         // its last place, a third is refused.
         let second = try s.connect()
-        #expect(try second.result("daemon.status")["clients_in_reserve"]?.int64Value == 2)
+        #expect(try second.result("daemon.status")["clients_accepted_in_reserve"]?.int64Value == 2)
         let third = try s.connect()
         let refused = try third.nextResponse(seconds: 5)
         #expect(refused.code == -32000, "\(refused)")

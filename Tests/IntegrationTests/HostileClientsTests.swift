@@ -10,16 +10,17 @@ import Testing
 /// well-behaved client's `transact`s keep a bounded latency, the daemon's memory stays bounded,
 /// and the daemon is never killed.
 ///
-/// Bounded: the attack lasts ``attackSeconds``, the well-behaved client sends at most
-/// ``transacts`` requests.
+/// Bounded: the attack lasts ``attackSeconds`` (the well-behaved client works until it ends),
+/// and the well-behaved client sends at most ``transacts`` requests.
 ///
 /// Threading: the test's thread; it owns the daemon, the simulator and the attacker children.
 @Suite struct HostileClientsTests {
     static let attackSeconds = 8
-    static let transacts = 1_000
+    static let transacts = 100_000
     /// The asserted p99 of a well-behaved `transact` under attack. Measured on a 2-core VM
-    /// shared with two builds: about 10 ms (the figures are in docs/security.md); the bound is
-    /// generous so that a noisy machine does not fail it.
+    /// shared with two builds: 4.6 to 9.5 ms over about 4,000 `transact`s (at most 2.2 ms without
+    /// the attack; the slowest one up to 0.7 s, as the attack starts); the bound is generous so
+    /// that a noisy machine does not fail it.
     static let p99BoundMs = 500.0
 
     @Test(.enabled(if: PermissionTests.unavailableReason == nil, "\(PermissionTests.unavailableReason ?? "")"))
@@ -58,6 +59,10 @@ import Testing
                 )
             )
         }
+        // A connect may fail while the listen backlog is full (the flood): what each holds.
+        let held = children.map { HostileClients.waitUntilReady($0)?.held ?? 0 }
+        let silent = zip(attacks, held).filter { ["idle", "partial"].contains($0.0.mode) }.reduce(0) { $0 + $1.1 }
+        #expect(silent >= 48, "idle and stalled connections held: \(held)")
         // The well-behaved client works through the attack, until the attackers are done.
         let end = Deadline(seconds: Double(Self.attackSeconds) + 30)
         var samples: [Double] = []
@@ -81,15 +86,15 @@ import Testing
                 + "flood: \(children.last?.stdout.split(separator: "\n").last ?? "")"
         )
         #expect(failures.isEmpty, "\(failures.count) transacts failed, first: \(failures.first ?? "")")
-        #expect(samples.count >= 100, "only \(samples.count) transacts in the attack")
+        #expect(samples.count >= 1_000, "only \(samples.count) transacts in the attack")
         #expect(attacked.p99 < Self.p99BoundMs, "p99 \(attacked.p99) ms")
         #expect(s.daemon?.child.isRunning == true, "the daemon was killed: \(s.log)")
         // Memory: the refused batches hold nothing; every other connection at most its cap
         // (1 MiB); measured a few MiB of growth.
         let connections = attacks.reduce(0) { $0 + $1.count }
         #expect(peak - residentBefore < connections * 1_024 / 4 + 32_768, "peak \(peak) KiB")
-        #expect(status["batches_refused"]?.int64Value ?? 0 >= 48, "\(status)")
-        #expect(status["clients_timed_out"]?.int64Value ?? 0 >= 96, "\(status)")
+        #expect(status["batches_refused"]?.int64Value ?? 0 >= held[0], "\(status); held: \(held)")
+        #expect(status["clients_timed_out"]?.int64Value ?? 0 >= silent, "\(status); held: \(held)")
         client.close()
     }
 

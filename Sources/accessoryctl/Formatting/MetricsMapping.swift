@@ -25,8 +25,8 @@ enum MetricsMapping {
             "accessoryd_clients_timed_out_total", .counter,
             "Connections closed for sending no request line within limits.idle_connection_timeout_ms."
         ),
-        "clients_in_reserve": (
-            "accessoryd_clients_in_reserve_total", .counter,
+        "clients_accepted_in_reserve": (
+            "accessoryd_clients_accepted_in_reserve_total", .counter,
             "Connections of root or the daemon's user accepted past limits.max_clients."
         ),
         "batches_refused": (
