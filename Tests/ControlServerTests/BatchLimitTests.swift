@@ -89,4 +89,27 @@ struct BatchLimitTests {
             #expect(client.call(listRequest(id: 8))?.id == .int(8))
         }
     }
+
+    @Test(
+        "answers waiting on one connection are bounded: a batch past the bound is refused whole, a notification dropped"
+    )
+    func routedAnswersAreBounded() throws {
+        let handler = TestHandler(TestHandler.hold)
+        try withServer(limits: ControlServerLimits(maxRoutedReplies: 2), handler: handler) { h in
+            let client = try h.client()
+            let three = "[" + (1...3).map { listRequest(id: $0) }.joined(separator: ",") + "]\n"
+            #expect(client.send(three))
+            let refused = try #require(client.readResponse())
+            #expect(refused.errorCode == ErrorCode.queueFull.rawValue)
+            #expect(refused.error?.data?["limit"] == "max_requests_per_client", "\(refused)")
+            #expect(handler.requests.value.isEmpty)
+            // Two fit; then a notification finds no room and is not executed.
+            #expect(client.send("[" + listRequest(id: 4) + "," + listRequest(id: 5) + "]\n"))
+            #expect(Wait.until(seconds: 5) { handler.requests.value.count == 2 })
+            let errors = h.server.statistics.decodeErrors
+            #expect(client.send("{\"jsonrpc\":\"2.0\",\"method\":\"devices.list\"}\n"))
+            #expect(Wait.until(seconds: 5) { h.server.statistics.decodeErrors == errors + 1 })
+            #expect(handler.requests.value.count == 2)
+        }
+    }
 }
