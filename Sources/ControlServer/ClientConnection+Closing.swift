@@ -40,7 +40,7 @@ extension ClientConnection {
         firstRequestTimer?.cancel()
         firstRequestTimer = nil
         // Answers still waiting for their batch will never be read: free them now.
-        routes.withLock { $0.removeAll() }
+        release(routes.withLock { $0.removeAll() })
         // Under the lock, so that no other thread is writing to the socket as it closes.
         output.withLock { o in
             o.fd = nil

@@ -93,9 +93,12 @@ struct ReplyRoutes {
     }
 
     /// Forgets every route and held answer (the connection closed: nobody will read them).
-    mutating func removeAll() {
+    /// Returns the bytes of the answers that were held.
+    mutating func removeAll() -> Int {
+        let held = batches.values.reduce(0) { $0 + $1.heldBytes }
         routes = [:]
         batches = [:]
+        return held
     }
 
     /// `[reply,reply,…]\n` from the replies (each a line ending in `\n`; nil ones skipped).
