@@ -24,7 +24,7 @@ struct ConfigDecoder {
             accepted: [
                 "max_clients", "max_line_bytes", "client_outbound_bytes", "queue_depth", "default_timeout_ms",
                 "max_requests_per_client", "max_connections_per_uid", "max_lease_ms", "default_lease_ms",
-                "attach_idle_ms",
+                "attach_idle_ms", "reserved_connections", "idle_connection_timeout_ms",
             ]
         ) {
             configuration.limits = decodeLimits(limits)
@@ -88,6 +88,10 @@ struct ConfigDecoder {
         limits.maxLeaseMs = reader.integer("max_lease_ms", Rules.timeoutMs) ?? limits.maxLeaseMs
         limits.defaultLeaseMs = reader.integer("default_lease_ms", Rules.timeoutMs) ?? limits.defaultLeaseMs
         limits.attachIdleMs = reader.integer("attach_idle_ms", Rules.timeoutMs) ?? limits.attachIdleMs
+        limits.reservedConnections =
+            reader.integer("reserved_connections", Rules.reservedConnections) ?? limits.reservedConnections
+        limits.idleConnectionTimeoutMs =
+            reader.integer("idle_connection_timeout_ms", Rules.timeoutMs) ?? limits.idleConnectionTimeoutMs
         return limits
     }
 

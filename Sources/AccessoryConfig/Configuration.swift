@@ -20,6 +20,8 @@
 ///   max_lease_ms: 3600000                   # longest lock lease; 1 ... 86400000
 ///   default_lease_ms: 600000                # a lock without lease_ms; at most max_lease_ms
 ///   attach_idle_ms: 3600000                 # an idle attach ends; 1 ... 86400000
+///   reserved_connections: 4                 # past max_clients, root and the daemon's user; 0 ... 1024
+///   idle_connection_timeout_ms: 10000       # no first request line: closed; 1 ... 86400000
 /// log:
 ///   level: info                 # trace|debug|info|notice|warning|error|critical
 /// threads:

@@ -6,6 +6,15 @@
 public struct Limits: Sendable, Equatable {
     /// Connected clients at once; more are refused.
     public var maxClients: Int
+    /// Connections beyond `maxClients` that only root and the daemon's own user may take: when
+    /// other users hold every ordinary slot, an administrator can still connect, see who they
+    /// are (`accessoryctl clients`) and disconnect them.
+    public var reservedConnections: Int
+    /// A connection that has not completed a request line this long after connecting is closed:
+    /// silent connections cost their user nothing and would hold slots for ever. Connections
+    /// that completed a request may then be silent as long as they like (they wait for
+    /// notifications, a lock, an attached accessory).
+    public var idleConnectionTimeoutMs: Int
     /// The longest request line; a longer one disconnects the client.
     public var maxLineBytes: Int
     /// Unsent bytes queued for one client; more disconnects it (a client that stops reading).
@@ -35,6 +44,8 @@ public struct Limits: Sendable, Equatable {
 
     public init(
         maxClients: Int = 256,
+        reservedConnections: Int = 4,
+        idleConnectionTimeoutMs: Int = 10_000,
         maxLineBytes: Int = 65_536,
         clientOutboundBytes: Int = 1_048_576,
         queueDepth: Int = 64,
@@ -46,6 +57,8 @@ public struct Limits: Sendable, Equatable {
         attachIdleMs: Int = 3_600_000
     ) {
         self.maxClients = maxClients
+        self.reservedConnections = reservedConnections
+        self.idleConnectionTimeoutMs = idleConnectionTimeoutMs
         self.maxLineBytes = maxLineBytes
         self.clientOutboundBytes = clientOutboundBytes
         self.queueDepth = queueDepth

@@ -60,6 +60,8 @@ private struct Validator {
         check(limits.maxLeaseMs, Rules.timeoutMs, "limits.max_lease_ms")
         check(limits.defaultLeaseMs, Rules.timeoutMs, "limits.default_lease_ms")
         check(limits.attachIdleMs, Rules.timeoutMs, "limits.attach_idle_ms")
+        check(limits.reservedConnections, Rules.reservedConnections, "limits.reserved_connections")
+        check(limits.idleConnectionTimeoutMs, Rules.timeoutMs, "limits.idle_connection_timeout_ms")
         if limits.defaultLeaseMs > limits.maxLeaseMs {
             error(
                 "limits.default_lease_ms",

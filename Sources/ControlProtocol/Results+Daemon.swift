@@ -1,6 +1,7 @@
 /// The result of `daemon.status`:
 /// `{version, pid, uptime_s, clients, clients_accepted, clients_rejected, requests_decoded,
-/// decode_errors, input_deferrals, accessories, accessories_ready, requests_in_flight, views}`.
+/// decode_errors, input_deferrals, clients_timed_out, clients_accepted_in_reserve, batches_refused,
+/// replies_too_large, accessories, accessories_ready, requests_in_flight, views}`.
 /// Only root and the daemon's own user get the process's and the control server's figures
 /// (``process``); anyone else gets the version and counts of what they may see.
 ///
@@ -51,6 +52,14 @@ package struct DaemonStatusResult: Sendable, Hashable, JSONObjectEncodable {
         package var decodeErrors: Int64
         /// Reads put off to the next turn of the loop by the input budget.
         package var inputDeferrals: Int64
+        /// Closed for completing no request line within `limits.idle_connection_timeout_ms`.
+        package var clientsTimedOut: Int64
+        /// Accepted past `limits.max_clients`, in the reserve for root and the daemon's user.
+        package var clientsAcceptedInReserve: Int64
+        /// Batches refused whole before any element ran (their reply could not fit).
+        package var batchesRefused: Int64
+        /// Replies replaced by an error because they did not fit in `limits.client_outbound_bytes`.
+        package var repliesTooLarge: Int64
 
         package init(
             clients: Int64,
@@ -58,7 +67,11 @@ package struct DaemonStatusResult: Sendable, Hashable, JSONObjectEncodable {
             clientsRejected: Int64,
             requestsDecoded: Int64,
             decodeErrors: Int64,
-            inputDeferrals: Int64
+            inputDeferrals: Int64,
+            clientsTimedOut: Int64 = 0,
+            clientsAcceptedInReserve: Int64 = 0,
+            batchesRefused: Int64 = 0,
+            repliesTooLarge: Int64 = 0
         ) {
             self.clients = clients
             self.clientsAccepted = clientsAccepted
@@ -66,6 +79,10 @@ package struct DaemonStatusResult: Sendable, Hashable, JSONObjectEncodable {
             self.requestsDecoded = requestsDecoded
             self.decodeErrors = decodeErrors
             self.inputDeferrals = inputDeferrals
+            self.clientsTimedOut = clientsTimedOut
+            self.clientsAcceptedInReserve = clientsAcceptedInReserve
+            self.batchesRefused = batchesRefused
+            self.repliesTooLarge = repliesTooLarge
         }
     }
 
@@ -81,6 +98,10 @@ package struct DaemonStatusResult: Sendable, Hashable, JSONObjectEncodable {
                 object.add("requests_decoded", s.requestsDecoded)
                 object.add("decode_errors", s.decodeErrors)
                 object.add("input_deferrals", s.inputDeferrals)
+                object.add("clients_timed_out", s.clientsTimedOut)
+                object.add("clients_accepted_in_reserve", s.clientsAcceptedInReserve)
+                object.add("batches_refused", s.batchesRefused)
+                object.add("replies_too_large", s.repliesTooLarge)
             }
         }
         object.add("accessories", accessories)

@@ -37,6 +37,10 @@ extension ClientConnection {
         accepting.store(false, ordering: .releasing)
         lingerTimer?.cancel()
         lingerTimer = nil
+        firstRequestTimer?.cancel()
+        firstRequestTimer = nil
+        // Answers still waiting for their batch will never be read: free them now.
+        release(routes.withLock { $0.removeAll() })
         // Under the lock, so that no other thread is writing to the socket as it closes.
         output.withLock { o in
             o.fd = nil

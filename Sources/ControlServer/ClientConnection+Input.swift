@@ -95,6 +95,7 @@ extension ClientConnection {
     /// line.
     private func processLine(_ line: UnsafeBufferPointer<UInt8>) -> Bool {
         guard phase == .open, isOpen else { return false }
+        firstRequestCompleted()
         switch IncomingMessage.decode(line) {
         case .single(.request(let request)):
             handOver(request)

@@ -28,7 +28,9 @@ public final class ClientConnection: @unchecked Sendable {  // @unchecked: vars 
 
     /// False once the connection is closing: senders are then no-ops.
     let accepting = Atomic<Bool>(true)
-    /// Bytes handed to senders and not yet written, counting those still in a perform block.
+    /// Bytes the connection holds for its client (``ControlServerLimits/maxOutboundBytes``): handed
+    /// to senders and not yet written, counting those still in a perform block, plus the answers
+    /// held in ``routes`` for batches not yet complete.
     let queuedBytes = Atomic<Int>(0)
     /// Set once the slow-reader close has been scheduled.
     let overflowed = Atomic<Bool>(false)
@@ -99,6 +101,9 @@ public final class ClientConnection: @unchecked Sendable {  // @unchecked: vars 
     /// Bytes that followed an `attach` line in the same read, held until its outcome is known.
     var bytesAfterAttach: [UInt8] = []
     var idleCheckScheduled = false
+    /// Closes the connection if no request line is completed in time
+    /// (``ControlServerLimits/idleConnectionTimeout``); nil once one was.
+    var firstRequestTimer: LoopTimer?
 
     /// Why the connection closed (or is closing); `nil` while open. Control loop only.
     public internal(set) var closeReason: CloseReason?
@@ -129,7 +134,7 @@ public final class ClientConnection: @unchecked Sendable {  // @unchecked: vars 
     /// Answers request `id` with `result`. Any thread.
     public func respond(id: RequestID, result: some JSONEncodable) {
         guard isOpen else { return }
-        let line = ResponseEncoder.successLine(id: id, result: result)
+        let line = fitted(ResponseEncoder.successLine(id: id, result: result), id: id)
         if routedCount.load(ordering: .relaxed) > 0, reroute(line, for: id) { return }
         deliver(line, isResponse: true)
     }
@@ -140,6 +145,7 @@ public final class ClientConnection: @unchecked Sendable {  // @unchecked: vars 
         guard isOpen else { return }
         var line: [UInt8] = []
         ResponseEncoder.failure(id: id, error: error, into: &line)
+        line = fitted(line, id: id)
         if routedCount.load(ordering: .relaxed) > 0, reroute(line, for: id) { return }
         deliver(line, isResponse: true)
         // After the line is on its way, so that the refusal reaches the client before anything
@@ -182,17 +188,7 @@ public final class ClientConnection: @unchecked Sendable {  // @unchecked: vars 
 
     /// Accounts `line` against the outbound limit and gets it to the loop.
     private func deliver(_ line: [UInt8], isResponse: Bool) {
-        guard isOpen, !line.isEmpty else { return }
-        let count = line.count
-        let before = queuedBytes.wrappingAdd(count, ordering: .relaxed).oldValue
-        if before > 0 && before + count > maxOutboundBytes {
-            queuedBytes.wrappingSubtract(count, ordering: .relaxed)
-            if !overflowed.exchange(true, ordering: .acquiringAndReleasing) {
-                server.counters.disconnectedSlowReader.increment()
-                closeSoon(.slowReader(queuedBytes: before, limit: maxOutboundBytes))
-            }
-            return
-        }
+        guard isOpen, !line.isEmpty, reserve(line.count) else { return }
         dispatch(line, isResponse: isResponse)
     }
 

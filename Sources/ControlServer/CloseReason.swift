@@ -1,3 +1,4 @@
+import IOLoop
 import SystemCalls
 
 /// Why a client connection closed.
@@ -14,6 +15,9 @@ public enum CloseReason: Sendable, Equatable, CustomStringConvertible {
     case lineTooLong(limit: Int)
     /// The client stopped reading and its queued output passed the limit.
     case slowReader(queuedBytes: Int, limit: Int)
+    /// No request line was completed within the limit of connecting
+    /// (``ControlServerLimits/idleConnectionTimeout``).
+    case noRequest(timeout: Duration)
     /// The handler asked for it (``ClientConnection/disconnect(_:)``), with its reason.
     case disconnected(String)
     /// The server shut down.
@@ -27,6 +31,8 @@ public enum CloseReason: Sendable, Equatable, CustomStringConvertible {
         case .lineTooLong(let limit): "request line longer than \(limit) bytes"
         case .slowReader(let queued, let limit):
             "slow reader: \(queued) bytes of replies unread, limit \(limit)"
+        case .noRequest(let timeout):
+            "no request line within \(timeout.nanosecondsClamped / 1_000_000) ms of connecting (limits.idle_connection_timeout_ms)"
         case .disconnected(let why): "disconnected by the daemon: \(why)"
         case .serverShutdown: "server shutting down"
         }
@@ -41,6 +47,8 @@ public enum CloseReason: Sendable, Equatable, CustomStringConvertible {
             e == .connectionReset || e == .brokenPipe ? .debug : .notice
         case .disconnected: .info
         case .lineTooLong, .slowReader: .warning
+        // Logged by the server, at most once a second (many may time out at once).
+        case .noRequest: .debug
         }
     }
 }

@@ -23,9 +23,10 @@ extension ControlServer {
             if ended > 0 {
                 logger.log(.notice, "accepting clients on \(socketName) again after \(ended) failed attempts")
             }
-            if connections.count >= limits.maxClients {
+            if connections.count >= limits.maxClients + limits.reservedConnections {
                 refuse(fd)
             } else {
+                // Past maxClients, only a reserve for root and the daemon's user (``open(_:)``).
                 open(fd)
             }
         }
@@ -53,7 +54,8 @@ extension ControlServer {
         }
     }
 
-    /// Over ``ControlServerLimits/maxClients``: a one-line error, then close.
+    /// Over ``ControlServerLimits/maxClients`` (and its reserve, or not allowed to use it): a
+    /// one-line error, then close.
     private func refuse(_ fd: consuming OwnedFD) {
         let error = RPCError(
             code: Self.tooManyClientsErrorCode,
@@ -99,8 +101,14 @@ extension ControlServer {
             warnedGroupsUnknown = true
         }
         let uid = credentials.uid
+        let privileged = limits.connectionLimitExemptUIDs.contains(uid)
+        let inReserve = connections.count >= limits.maxClients
+        if inReserve && !privileged {
+            refuse(fd)
+            return
+        }
         let ofUID = connectionsPerUID[uid] ?? 0
-        if ofUID >= limits.maxConnectionsPerUID && !limits.connectionLimitExemptUIDs.contains(uid) {
+        if ofUID >= limits.maxConnectionsPerUID && !privileged {
             let limit = limits.maxConnectionsPerUID
             let error = RPCError(
                 code: Self.tooManyClientsErrorCode,
@@ -131,7 +139,13 @@ extension ControlServer {
         connectionsPerUID[uid] = ofUID + 1
         counters.clients.increment()
         counters.acceptedTotal.increment()
-        logger.log(.debug, "\(connection) connected")
+        if inReserve {
+            counters.acceptedInReserve.increment()
+            logger.log(.notice, "\(connection) connected in the reserve kept for root and the daemon's user")
+        } else {
+            logger.log(.debug, "\(connection) connected")
+        }
+        connection.startFirstRequestTimer()
         handler.connectionDidOpen(connection)
     }
 }

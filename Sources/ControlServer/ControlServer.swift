@@ -60,6 +60,10 @@ public final class ControlServer: @unchecked Sendable {  // @unchecked: vars loo
     /// Request bytes all clients together may still send in this turn of the loop.
     var inputBudget: InputBudget
     var rejectionLog = LogThrottle(interval: .seconds(1))
+    /// Batches refused whole (``ClientConnection/handle(batch:)``).
+    var batchRefusalLog = LogThrottle(interval: .seconds(1))
+    /// Connections closed for sending no request (``ControlServerLimits/idleConnectionTimeout``).
+    var idleTimeoutLog = LogThrottle(interval: .seconds(1))
     var shutdownTimer: LoopTimer?
     var shutdownCompletions: [@Sendable () -> Void] = []
     /// The bytes of one read, shared by all connections (they read one at a time, on the loop).
@@ -135,6 +139,11 @@ public final class ControlServer: @unchecked Sendable {  // @unchecked: vars loo
         counters.clients.wrappingSubtract(1, ordering: .relaxed)
         let reason = connection.closeReason ?? .peerClosed
         logger.log(reason.logLevel, "\(connection) disconnected: \(reason)")
+        if case .noRequest = reason {
+            let (emit, suppressed) = idleTimeoutLog.admit(now: loop.now.nanoseconds)
+            let more = suppressed > 0 ? " (\(suppressed) more since the last report)" : ""
+            if emit { logger.log(.notice, "\(connection) disconnected: \(reason)\(more)") }
+        }
         handler.connectionDidClose(connection)
         if state == .shuttingDown && connections.isEmpty { finishShutdown() }
     }

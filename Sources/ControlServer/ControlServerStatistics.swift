@@ -15,6 +15,18 @@ public struct ControlServerStatistics: Sendable, Equatable, JSONEncodable {
     public var disconnectedLineTooLong = 0
     /// Clients disconnected because their unread output passed ``ControlServerLimits/maxOutboundBytes``.
     public var disconnectedSlowReader = 0
+    /// Clients disconnected for not completing a request line within
+    /// ``ControlServerLimits/idleConnectionTimeout`` of connecting.
+    public var disconnectedIdle = 0
+    /// Connections accepted beyond ``ControlServerLimits/maxClients``, in the reserve kept for
+    /// root and the daemon's own user (``ControlServerLimits/reservedConnections``).
+    public var acceptedInReserve = 0
+    /// Batches refused whole before any element ran: their answers could not fit in
+    /// ``ControlServerLimits/maxOutboundBytes``, or they had too many waiting.
+    public var batchesRefused = 0
+    /// Replies replaced by an error because they did not fit in
+    /// ``ControlServerLimits/maxOutboundBytes`` (alone, or beside the rest of their batch).
+    public var repliesTooLarge = 0
     /// Request lines decoded and handed to the handler.
     public var requestsDecoded = 0
     /// Request lines answered with an error because they were not acceptable requests.
@@ -35,7 +47,9 @@ public struct ControlServerStatistics: Sendable, Equatable, JSONEncodable {
             "rejected_over_limit": .int(rejectedOverLimit), "disconnected_line_too_long": .int(disconnectedLineTooLong),
             "disconnected_slow_reader": .int(disconnectedSlowReader), "requests_decoded": .int(requestsDecoded),
             "decode_errors": .int(decodeErrors), "accept_errors": .int(acceptErrors),
-            "input_deferrals": .int(inputDeferrals),
+            "input_deferrals": .int(inputDeferrals), "disconnected_idle": .int(disconnectedIdle),
+            "accepted_in_reserve": .int(acceptedInReserve), "batches_refused": .int(batchesRefused),
+            "replies_too_large": .int(repliesTooLarge),
         ]
         object.encodeJSON(into: &buffer)
     }
@@ -51,6 +65,10 @@ final class StatisticsCounters: Sendable {
     let rejectedOverLimit = Atomic<Int>(0)
     let disconnectedLineTooLong = Atomic<Int>(0)
     let disconnectedSlowReader = Atomic<Int>(0)
+    let disconnectedIdle = Atomic<Int>(0)
+    let acceptedInReserve = Atomic<Int>(0)
+    let batchesRefused = Atomic<Int>(0)
+    let repliesTooLarge = Atomic<Int>(0)
     let requestsDecoded = Atomic<Int>(0)
     let decodeErrors = Atomic<Int>(0)
     let acceptErrors = Atomic<Int>(0)
@@ -63,6 +81,10 @@ final class StatisticsCounters: Sendable {
         s.rejectedOverLimit = rejectedOverLimit.load(ordering: .relaxed)
         s.disconnectedLineTooLong = disconnectedLineTooLong.load(ordering: .relaxed)
         s.disconnectedSlowReader = disconnectedSlowReader.load(ordering: .relaxed)
+        s.disconnectedIdle = disconnectedIdle.load(ordering: .relaxed)
+        s.acceptedInReserve = acceptedInReserve.load(ordering: .relaxed)
+        s.batchesRefused = batchesRefused.load(ordering: .relaxed)
+        s.repliesTooLarge = repliesTooLarge.load(ordering: .relaxed)
         s.requestsDecoded = requestsDecoded.load(ordering: .relaxed)
         s.decodeErrors = decodeErrors.load(ordering: .relaxed)
         s.acceptErrors = acceptErrors.load(ordering: .relaxed)

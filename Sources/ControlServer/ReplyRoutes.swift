@@ -4,6 +4,10 @@ import ControlProtocol
 /// to the client: into their batch's array (sent as one line once every element is answered),
 /// or nowhere (JSON-RPC never answers a notification).
 ///
+/// Bounded per connection: the entries by ``ControlServerLimits/maxRoutedReplies`` (checked by
+/// the connection before it adds any), the bytes of the answers held by
+/// ``ControlServerLimits/maxOutboundBytes`` (the connection counts each before it is held).
+///
 /// Threading: any thread, inside `ClientConnection.routes`' lock.
 struct ReplyRoutes {
     /// What becomes of a response line handed to ``take(_:for:)``.
@@ -14,8 +18,9 @@ struct ReplyRoutes {
         case dropped
         /// Kept in its batch, which still waits for other answers.
         case held
-        /// The batch's last answer: its array line (ending in `\n`), to send.
-        case batchComplete([UInt8])
+        /// The batch's last answer: its array line (ending in `\n`), to send, and the bytes of
+        /// the answers that were held for it (which the connection counted).
+        case batchComplete([UInt8], heldBytes: Int)
     }
 
     private enum Route {
@@ -27,6 +32,8 @@ struct ReplyRoutes {
     private struct PendingBatch {
         var replies: [[UInt8]?]
         var missing: Int
+        /// The bytes of the answers in ``replies``.
+        var heldBytes: Int
     }
 
     private var routes: [RequestID: Route] = [:]
@@ -36,6 +43,15 @@ struct ReplyRoutes {
 
     /// Whether `id` already has a route (an element of a batch waiting for its answer).
     func isRouted(_ id: RequestID) -> Bool { routes[id] != nil }
+
+    /// Whether `id`'s answer goes into a batch (and is held there until the batch is complete).
+    func holdsInBatch(_ id: RequestID) -> Bool {
+        if case .batch = routes[id] { return true }
+        return false
+    }
+
+    /// Answers waiting for their route: batch elements and notifications.
+    var count: Int { routes.count }
 
     /// A fresh id for a notification, whose answer is dropped. The ids start with U+0000, which
     /// no client sends in practice (documented as reserved in docs/protocol.md).
@@ -51,7 +67,8 @@ struct ReplyRoutes {
     /// ``completedLine(_:)`` at once when nothing is owed.
     mutating func addBatch(replies: [[UInt8]?], owed: [(slot: Int, id: RequestID)]) {
         nextBatch += 1
-        batches[nextBatch] = PendingBatch(replies: replies, missing: owed.count)
+        let held = replies.reduce(0) { $0 + ($1?.count ?? 0) }
+        batches[nextBatch] = PendingBatch(replies: replies, missing: owed.count, heldBytes: held)
         for (slot, id) in owed { routes[id] = .batch(nextBatch, slot: slot) }
     }
 
@@ -65,13 +82,23 @@ struct ReplyRoutes {
             guard var batch = batches[batchID] else { return .dropped }
             batch.replies[slot] = line
             batch.missing -= 1
+            batch.heldBytes += line.count
             guard batch.missing == 0 else {
                 batches[batchID] = batch
                 return .held
             }
             batches[batchID] = nil
-            return .batchComplete(Self.completedLine(batch.replies))
+            return .batchComplete(Self.completedLine(batch.replies), heldBytes: batch.heldBytes)
         }
+    }
+
+    /// Forgets every route and held answer (the connection closed: nobody will read them).
+    /// Returns the bytes of the answers that were held.
+    mutating func removeAll() -> Int {
+        let held = batches.values.reduce(0) { $0 + $1.heldBytes }
+        routes = [:]
+        batches = [:]
+        return held
     }
 
     /// `[reply,reply,…]\n` from the replies (each a line ending in `\n`; nil ones skipped).

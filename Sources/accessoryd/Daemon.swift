@@ -101,6 +101,11 @@ final class Daemon {
             limits: ControlServerLimits(
                 maxClients: configuration.limits.maxClients,
                 maxConnectionsPerUID: configuration.limits.maxConnectionsPerUID,
+                reservedConnections: configuration.limits.reservedConnections,
+                idleConnectionTimeout: .milliseconds(configuration.limits.idleConnectionTimeoutMs),
+                // The registry holds a client to as many unanswered requests; the answers its
+                // batches and notifications wait for are as many.
+                maxRoutedReplies: configuration.limits.maxRequestsPerClient,
                 maxLineBytes: configuration.limits.maxLineBytes,
                 maxOutboundBytes: configuration.limits.clientOutboundBytes
             ),
@@ -119,7 +124,11 @@ final class Daemon {
                     clientsRejected: Int64(s.rejectedOverLimit),
                     requestsDecoded: Int64(s.requestsDecoded),
                     decodeErrors: Int64(s.decodeErrors),
-                    inputDeferrals: Int64(s.inputDeferrals)
+                    inputDeferrals: Int64(s.inputDeferrals),
+                    clientsTimedOut: Int64(s.disconnectedIdle),
+                    clientsAcceptedInReserve: Int64(s.acceptedInReserve),
+                    batchesRefused: Int64(s.batchesRefused),
+                    repliesTooLarge: Int64(s.repliesTooLarge)
                 )
             }
             let uptime = (MonotonicClock.nowNanoseconds() - started) / 1_000_000_000

@@ -80,6 +80,8 @@ final class Reloader {
             notes.append("limits.max_clients/max_line_bytes")
         }
         if a.maxConnectionsPerUID != b.maxConnectionsPerUID { notes.append("limits.max_connections_per_uid") }
+        if a.reservedConnections != b.reservedConnections { notes.append("limits.reserved_connections") }
+        if a.idleConnectionTimeoutMs != b.idleConnectionTimeoutMs { notes.append("limits.idle_connection_timeout_ms") }
         if next.log != running.log { notes.append("log.level") }
         if next.hotplug != running.hotplug { notes.append("hotplug") }
         return notes

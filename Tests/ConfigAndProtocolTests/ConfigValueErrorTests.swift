@@ -111,6 +111,14 @@ struct ConfigValueErrorTests {
                 "test.yaml:2: limits.attach_idle_ms: expected a positive integer (milliseconds, at most 86400000), got 0"
             ),
             (
+                "limits:\n  reserved_connections: 2000\n",
+                "test.yaml:2: limits.reserved_connections: expected an integer from 0 to 1024, got 2000"
+            ),
+            (
+                "limits:\n  idle_connection_timeout_ms: 0\n",
+                "test.yaml:2: limits.idle_connection_timeout_ms: expected a positive integer (milliseconds, at most 86400000), got 0"
+            ),
+            (
                 "limits:\n  max_lease_ms: 1000\n  default_lease_ms: 5000\n",
                 "test.yaml:3: limits.default_lease_ms: the default lease (5000 ms) is longer than limits.max_lease_ms (1000 ms)"
             ),

@@ -248,7 +248,11 @@ struct StatusResultTests {
             clientsRejected: 0,
             requestsDecoded: 123,
             decodeErrors: 2,
-            inputDeferrals: 5
+            inputDeferrals: 5,
+            clientsTimedOut: 6,
+            clientsAcceptedInReserve: 7,
+            batchesRefused: 8,
+            repliesTooLarge: 10
         )
         var status = DaemonStatusResult(
             version: "0.2.0",
@@ -267,6 +271,10 @@ struct StatusResultTests {
         o.append("requests_decoded", .int(123))
         o.append("decode_errors", .int(2))
         o.append("input_deferrals", .int(5))
+        o.append("clients_timed_out", .int(6))
+        o.append("clients_accepted_in_reserve", .int(7))
+        o.append("batches_refused", .int(8))
+        o.append("replies_too_large", .int(10))
         let tail: [(String, JSONValue)] = [
             ("accessories", .int(4)), ("accessories_ready", .int(3)), ("requests_in_flight", .int(1)),
             (

@@ -7,6 +7,7 @@ import Testing
 @Suite("linger and shutdown flush")
 struct LingerTests {
     static let limits = ControlServerLimits(
+        idleConnectionTimeout: nil,
         maxLineBytes: 64,
         maxOutboundBytes: 16 << 20,
         lingerTimeout: .milliseconds(300)

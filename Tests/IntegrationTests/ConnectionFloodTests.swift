@@ -39,7 +39,11 @@ import Testing
         let s = try Scenario()
         defer { s.finish() }
         try s.simulator("echo")
-        try s.startDaemon(limits: [("max_clients", 256)], accessories: [s.lineAccessory("echo")])
+        // No reserve: this test's clients are root, which could use it (ConnectionSlotTests).
+        try s.startDaemon(
+            limits: [("max_clients", 256), ("reserved_connections", 0)],
+            accessories: [s.lineAccessory("echo")]
+        )
         let pid = try #require(s.daemon?.pid)
         let clock = Stopwatch()
 

@@ -21,6 +21,21 @@ enum MetricsMapping {
         "input_deferrals": (
             "accessoryd_input_deferrals_total", .counter, "Reads of a client put off to the next turn of the loop."
         ),
+        "clients_timed_out": (
+            "accessoryd_clients_timed_out_total", .counter,
+            "Connections closed for sending no request line within limits.idle_connection_timeout_ms."
+        ),
+        "clients_accepted_in_reserve": (
+            "accessoryd_clients_accepted_in_reserve_total", .counter,
+            "Connections of root or the daemon's user accepted past limits.max_clients."
+        ),
+        "batches_refused": (
+            "accessoryd_batches_refused_total", .counter, "Batches refused whole before any element ran."
+        ),
+        "replies_too_large": (
+            "accessoryd_replies_too_large_total", .counter,
+            "Replies replaced by an error for not fitting in limits.client_outbound_bytes."
+        ),
         "accessories": ("accessoryd_accessories", .gauge, "Accessories configured (that the caller may use)."),
         "accessories_ready": ("accessoryd_accessories_ready", .gauge, "Accessories ready now."),
         "requests_in_flight": ("accessoryd_requests_in_flight", .gauge, "Requests admitted and not answered yet."),

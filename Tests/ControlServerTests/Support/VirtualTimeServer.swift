@@ -17,9 +17,12 @@ final class VirtualTimeServer {
     let client: TestClient
     let connection: ClientConnection
 
-    init(limits: ControlServerLimits = ControlServerLimits(), handler: TestHandler = TestHandler(TestHandler.hold))
-        throws
-    {
+    /// `limits` default to the server's, without the first-request timeout (its timer would
+    /// be the clock's first; tests of it set it).
+    init(
+        limits: ControlServerLimits = ControlServerLimits(idleConnectionTimeout: nil),
+        handler: TestHandler = TestHandler(TestHandler.hold)
+    ) throws {
         self.handler = handler
         directory = try TemporaryDirectory()
         let path = directory.file("accessoryd.sock")

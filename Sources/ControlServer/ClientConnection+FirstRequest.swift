@@ -1,0 +1,32 @@
+import IOLoop
+
+/// A connection that never completes a request line holds a client slot and costs its user
+/// nothing: it is closed after ``ControlServerLimits/idleConnectionTimeout``. A partial line
+/// that stalls does not count as a request. Once one line is complete, the connection may be
+/// silent for as long as it likes: it may wait for notifications, a lock or an attached
+/// accessory, and its requests are bounded by the other limits.
+extension ClientConnection {
+    /// Starts the clock at accept. Control loop only.
+    func startFirstRequestTimer() {
+        loop.assertInLoop()
+        guard let timeout = server.limits.idleConnectionTimeout else { return }
+        firstRequestTimer = server.scheduler.scheduleTimer(after: timeout) { [weak self] in
+            self?.firstRequestTimedOut(timeout)
+        }
+    }
+
+    /// A request line is complete: the clock stops for good. Control loop only.
+    func firstRequestCompleted() {
+        guard let timer = firstRequestTimer else { return }
+        timer.cancel()
+        firstRequestTimer = nil
+    }
+
+    private func firstRequestTimedOut(_ timeout: Duration) {
+        loop.assertInLoop()
+        firstRequestTimer = nil
+        guard phase != .closed else { return }
+        server.counters.disconnectedIdle.increment()
+        close(.noRequest(timeout: timeout))
+    }
+}
