@@ -185,7 +185,7 @@ let package = Package(
         // The soak program: accessoryd under random load with kills, cancels and unplugs.
         .executableTarget(
             name: "soak",
-            dependencies: ["ControlProtocol", "IOLoop", "SystemCalls"],
+            dependencies: ["ControlProtocol", "IOLoop", "SystemCalls", "AccessoryTestSupport"],
             path: "soak",
             swiftSettings: strict
         ),
@@ -231,7 +231,7 @@ let package = Package(
         ),
         .testTarget(
             name: "ConfigAndProtocolTests",
-            dependencies: ["AccessoryConfig", "ControlProtocol", "YAMLTree"],
+            dependencies: ["AccessoryConfig", "ControlProtocol", "YAMLTree", "AccessoryTestSupport"],
             swiftSettings: strict
         ),
         .testTarget(
