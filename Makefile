@@ -36,8 +36,10 @@ test: deps
 	@$(MAKE) --no-print-directory python-test
 	$(PYTHON) scripts/docs-check.py --products "$$($(SWIFT) build --show-bin-path)"
 
-## Dead relative links in README.md, docs/*.md and python/*.md, and commands in README.md that no
-## longer exist (accessoryctl subcommands and options, accessoryd options, make targets).
+## Dead relative links in README.md, docs/*.md and python/*.md; references to a section whose
+## heading is gone, anywhere in the tree (the forms are listed in scripts/docs-check.py); and
+## commands in README.md that no longer exist (accessoryctl subcommands and options, accessoryd
+## options, make targets). python/tests/test_docs_check.py shows each fails.
 docs-check:
 	$(SWIFT) build --product accessoryctl
 	$(SWIFT) build --product accessoryd

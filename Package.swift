@@ -77,7 +77,7 @@ let package = Package(
         ),
         // SerialPort, RFCOMMSocket and the framers.
         .target(name: "Transports", dependencies: ["IOLoop", "SystemCalls", "CAccessoryShims"], swiftSettings: strict),
-        // Typed configuration decoded from YAML, and the JSON-RPC control protocol's messages.
+        // Typed configuration decoded from YAML (the protocol's messages are ControlProtocol's).
         .target(name: "AccessoryConfig", dependencies: ["YAMLTree", "ControlProtocol"], swiftSettings: strict),
         // libyaml, called only from YAMLTree.
         .systemLibrary(name: "CYAML", pkgConfig: "yaml-0.1", providers: [.apt(["libyaml-dev"])]),
@@ -131,7 +131,7 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
-        // The Swift client library (async/await) used by accessoryctl and the tests.
+        // The async/await client used by accessoryctl and the tests (a target, not a product).
         .target(
             name: "AccessoryClient",
             dependencies: ["ControlProtocol", "SystemCalls", "IOLoop"],
@@ -159,7 +159,7 @@ let package = Package(
             swiftSettings: strict,
             linkerSettings: shippedLinking
         ),
-        // Benchmarks: programs that print tables (see README, "Numbers").
+        // Benchmarks: programs that print tables (see docs/performance.md).
         .executableTarget(name: "loop-bench", dependencies: ["IOLoop"], path: "bench/loop-bench", swiftSettings: strict),
         .executableTarget(name: "ops-bench", dependencies: ["IOLoop", "Operations"], path: "bench/ops-bench", swiftSettings: strict),
         .executableTarget(
@@ -175,7 +175,8 @@ let package = Package(
             path: "bench/remote-bench",
             swiftSettings: strict
         ),
-        // accessoryd beside direct, socat and ser2net (README.md, Numbers); echo-accessory is its pty peer.
+        // accessoryd beside direct, socat and ser2net (docs/performance.md, "How accessoryd compares");
+        // echo-accessory is its pty peer.
         .executableTarget(
             name: "compare-bench",
             dependencies: ["ControlProtocol", "SystemCalls"],
@@ -185,7 +186,7 @@ let package = Package(
         // The soak program: accessoryd under random load with kills, cancels and unplugs.
         .executableTarget(
             name: "soak",
-            dependencies: ["ControlProtocol", "IOLoop", "SystemCalls"],
+            dependencies: ["ControlProtocol", "IOLoop", "SystemCalls", "AccessoryTestSupport"],
             path: "soak",
             swiftSettings: strict
         ),
@@ -231,7 +232,7 @@ let package = Package(
         ),
         .testTarget(
             name: "ConfigAndProtocolTests",
-            dependencies: ["AccessoryConfig", "ControlProtocol", "YAMLTree"],
+            dependencies: ["AccessoryConfig", "ControlProtocol", "YAMLTree", "AccessoryTestSupport"],
             swiftSettings: strict
         ),
         .testTarget(

@@ -4,6 +4,10 @@
 Fails (exit 1, one line per problem) on:
 - a relative link in README.md, docs/*.md or python/*.md whose file or folder does not exist,
   or whose `#anchor` names no heading of the Markdown file it points at;
+- a reference to a section by name that no longer has its heading, anywhere in the tree's
+  Markdown, Swift, Python and shell files and the Makefile: `docs/x.md, "Section"`,
+  `README's "Section"`, `README.md, *Section*`, and a bare `docs/x.md#anchor` outside a
+  Markdown link (the quoted name must be a heading of that file, or the start of one);
 - a command in README.md (code blocks and inline code) that no longer exists: each
   `accessoryctl <subcommand>` and each of its `--options`, each `accessoryd --option`, each
   `accessory-sim --option`, each `make <target>`, checked against the programs' `--help` and
@@ -79,6 +83,83 @@ def check_links(root: str, name: str) -> Iterator[str]:
             continue
         if anchor and resolved.endswith(".md") and anchor not in anchors(resolved):
             yield f"{name}: dead link {target} (no heading #{anchor} in {os.path.relpath(resolved, root)})"
+
+
+# -- references to sections by name ---------------------------------------------------------
+
+# `docs/x.md, "Section"`, `README's "Section"`, `README.md, *Section*`, `performance.md, "Section"`.
+SECTION_REFERENCE = re.compile(
+    r"(?<![\w/.-])(README(?:\.md)?|(?:[\w.-]+/)*[\w.-]+\.md)(?:'s)?,?[ \t]+(?:section[ \t]+)?"
+    r"(?:\"([^\"\n]+)\"|“([^”\n]+)”|\*([^*\n]+)\*)"
+)
+# A bare `docs/x.md#anchor`: in Markdown outside a link (links are checked above), elsewhere anywhere.
+BARE_ANCHOR = re.compile(r"(?<![\w/.(-])((?:[\w.-]+/)*[\w.-]+\.md)#([\w-]+)")
+SOURCE_SUFFIXES = (".md", ".swift", ".py", ".sh")
+# This script and its test write references of every form as examples, the test's on purpose broken.
+SKIPPED_FILES = {"scripts/docs-check.py", "python/tests/test_docs_check.py"}
+SKIPPED_FOLDERS = {".build", ".build-static", ".build-tsan", ".git", "node_modules", "__pycache__", ".mypy_cache"}
+
+
+def source_files(root: str) -> Iterator[str]:
+    for folder, subfolders, files in os.walk(root):
+        subfolders[:] = sorted(d for d in subfolders if d not in SKIPPED_FOLDERS and not d.startswith(".build"))
+        for file in sorted(files):
+            name = os.path.relpath(os.path.join(folder, file), root)
+            if (file.endswith(SOURCE_SUFFIXES) or file == "Makefile") and name not in SKIPPED_FILES:
+                yield name
+
+
+def heading_texts(path: str) -> List[str]:
+    """The headings of a Markdown file as plain lower-case text (markup and links dropped)."""
+    text = strip_fences(open(path, encoding="utf-8").read())
+    plain = []
+    for match in HEADING.finditer(text):
+        heading = re.sub(r"`|\*\*|__|\[([^\]]*)\]\([^)]*\)", lambda m: m.group(1) or "", match.group(2))
+        plain.append(" ".join(heading.split()).lower())
+    return plain
+
+
+def names_a_heading(section: str, headings: List[str]) -> bool:
+    """Whether `section` is a heading, or the start of one up to a word's end ("Interference"
+    for "Interference: 8 clients …")."""
+    wanted = " ".join(section.split()).lower()
+    return any(h == wanted or (h.startswith(wanted) and not h[len(wanted)].isalnum()) for h in headings)
+
+
+def resolve_document(root: str, referrer: str, document: str) -> Optional[str]:
+    """The Markdown file a reference names: README is the root's; a path with a folder is from
+    the root (or, failing that, from the referring file's folder); a bare name is beside the
+    referring file, else in docs/."""
+    if document in {"README", "README.md"}:
+        candidates = [os.path.join(root, "README.md")]
+    elif "/" in document:
+        candidates = [os.path.join(root, document), os.path.join(root, os.path.dirname(referrer), document)]
+    else:
+        candidates = [os.path.join(root, os.path.dirname(referrer), document), os.path.join(root, "docs", document)]
+    return next((os.path.normpath(c) for c in candidates if os.path.isfile(c)), None)
+
+
+def check_section_references(root: str, name: str) -> Iterator[str]:
+    text = open(os.path.join(root, name), encoding="utf-8", errors="replace").read()
+    is_markdown = name.endswith(".md")
+    if is_markdown:
+        text = strip_fences(text)
+    for match in SECTION_REFERENCE.finditer(text):
+        document = match.group(1)
+        section = next(g for g in match.groups()[1:] if g is not None)
+        line = text.count("\n", 0, match.start()) + 1
+        path = resolve_document(root, name, document)
+        if path is None:
+            yield f"{name}:{line}: {document}, \"{section}\": no such file"
+        elif not names_a_heading(section, heading_texts(path)):
+            yield f"{name}:{line}: {document}, \"{section}\": no such heading in {os.path.relpath(path, root)}"
+    scan = LINK.sub("", text) if is_markdown else text
+    for match in BARE_ANCHOR.finditer(scan):
+        document, anchor = match.group(1), match.group(2)
+        path = resolve_document(root, name, document)
+        if path is not None and anchor not in anchors(path):
+            line = text.count("\n", 0, text.find(match.group(0))) + 1
+            yield f"{name}:{line}: {document}#{anchor}: no such heading in {os.path.relpath(path, root)}"
 
 
 # -- commands --------------------------------------------------------------------------------
@@ -198,13 +279,15 @@ def main() -> int:
     names = documents(root)
     for name in names:
         problems += check_links(root, name)
+    for name in source_files(root):
+        problems += check_section_references(root, name)
     problems += check_commands(root, Programs(root, options.products))
     for problem in problems:
         print(f"docs-check: {problem}")
     if problems:
         print(f"docs-check: {len(problems)} problem(s) in {len(names)} documents")
         return 1
-    print(f"docs-check: {len(names)} documents, their links and README's commands are fine")
+    print(f"docs-check: {len(names)} documents, their links, section references and README's commands are fine")
     return 0
 
 

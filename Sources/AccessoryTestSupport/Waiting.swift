@@ -18,6 +18,18 @@ public enum Wait {
         return condition()
     }
 
+    /// The same wait for async tests: between polls it suspends (`Task.sleep`) instead of
+    /// blocking, so the cooperative threads the code under test may need stay free.
+    @discardableResult
+    public static func until(seconds: Double = 10, _ condition: () -> Bool) async -> Bool {
+        let deadline = MonotonicNow.seconds() + seconds
+        while MonotonicNow.seconds() < deadline {
+            if condition() { return true }
+            try? await Task.sleep(for: .milliseconds(1))
+        }
+        return condition()
+    }
+
     /// Runs `body` on `loop` and blocks the calling thread until it has run (bounded). Returns
     /// the body's value, or nil on timeout.
     public static func onLoop<T: Sendable>(_ loop: IOLoop, seconds: Double = 10, _ body: @escaping @Sendable () -> T)

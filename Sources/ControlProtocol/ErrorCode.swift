@@ -1,4 +1,4 @@
-/// The error codes of the control protocol (README.md, "The control protocol"): JSON-RPC's own, and the domain's.
+/// The error codes of the control protocol (docs/protocol.md, "Errors"): JSON-RPC's own, and the domain's.
 ///
 /// Threading: a value. Any thread.
 public enum ErrorCode: Int, Sendable, CaseIterable {

@@ -1,4 +1,4 @@
-/// The names of the protocol's methods (README.md, "The control protocol").
+/// The names of the protocol's methods (docs/protocol.md, "Methods").
 ///
 /// Threading: a value. Any thread.
 public enum MethodName: String, Sendable, CaseIterable {

@@ -35,14 +35,9 @@ extension IOLoop: TimerOwner {
         let nowNS = now.nanoseconds
         var fired = 0
         while fired < limit, let timer = state.timers.popDue(now: nowNS) {
-            timer.generation &+= 1
-            if let interval = timer.interval {
-                var next = timer.deadline + interval
-                if next.nanoseconds <= nowNS { next = LoopInstant(nanoseconds: nowNS) + interval }
-                timer.deadline = next
+            if timer.noteFired(now: nowNS) {
                 for m in concreteModes(timer.modes) { modeStateIfPresent(m)?.timers.insert(timer) }
             } else {
-                timer.hasFired = true
                 forgetTimer(timer)
             }
             // Other modes' heaps still hold the old generation; they are skipped there.

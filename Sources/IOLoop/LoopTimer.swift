@@ -29,6 +29,29 @@ public final class LoopTimer: @unchecked Sendable {  // @unchecked: all mutable 
         self.handler = handler
     }
 
+    /// The deadline after a repeating timer's fire at `now` (nanoseconds): one `interval` after the
+    /// deadline it fired for, or one `interval` after `now` when that is already past, so that a
+    /// timer that fell behind skips the missed fires instead of firing them in a burst. The one
+    /// place the rule is written: `IOLoop` (real time) and `TimerQueue` (the virtual time of
+    /// `EmbeddedLoop`) both use it, so tests in virtual time see what the daemon does. Any thread
+    /// (pure).
+    static func nextRepeatDeadline(after deadline: LoopInstant, interval: Duration, now: UInt64) -> LoopInstant {
+        let next = deadline + interval
+        return next.nanoseconds <= now ? LoopInstant(nanoseconds: now) + interval : next
+    }
+
+    /// Marks the timer fired at `now`: retires the heap entries it had and, if it repeats, moves
+    /// its deadline on. Returns whether it repeats (the caller re-queues it). Loop thread only.
+    func noteFired(now: UInt64) -> Bool {
+        generation &+= 1
+        guard let interval else {
+            hasFired = true
+            return false
+        }
+        deadline = Self.nextRepeatDeadline(after: deadline, interval: interval, now: now)
+        return true
+    }
+
     /// Stops the timer; it will not fire again. Idempotent. Loop thread only.
     public func cancel() {
         guard !isCancelled else { return }
@@ -151,15 +174,7 @@ public final class TimerQueue: TimerOwner {
     /// Loop thread only.
     public func popDue(now: UInt64) -> (() -> Void)? {
         guard let t = heap.popDue(now: now) else { return nil }
-        t.generation &+= 1
-        if let interval = t.interval {
-            var next = t.deadline + interval
-            if next.nanoseconds <= now { next = LoopInstant(nanoseconds: now) + interval }
-            t.deadline = next
-            heap.insert(t)
-        } else {
-            t.hasFired = true
-        }
+        if t.noteFired(now: now) { heap.insert(t) }
         return t.handler
     }
 

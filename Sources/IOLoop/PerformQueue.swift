@@ -53,7 +53,8 @@ package final class PerformQueue<Item>: @unchecked Sendable {
     @inline(__always)
     package func enqueue(_ item: Item, onLoop: Bool) -> Bool {
         if onLoop {
-            // The loop itself closes the queue, so a relaxed load sees its own close.
+            // The loop itself closes the queue, so this load sees its own close by program order;
+            // `state` loads with acquiring ordering everywhere, more than this path needs.
             if lifecycle.state.refusesPerform { return false }
             // Rule 1: what other threads queued before this one runs before it.
             if crossThreadPending.load(ordering: .acquiring) { takeCrossThread(into: &local) }

@@ -66,6 +66,8 @@ struct HotplugRoutingTests {
         send(h, .added(dongle))
         #expect(h.waitReady("dongle", seconds: 2))
 
+        let simulator = try #require(h.simulators.first { $0.configuration.name == "dongle" })
+        let repliesBefore = simulator.status.totalReplies
         let c = RecordingOrigin(clientID: 1)
         h.request(#"{"jsonrpc":"2.0","id":1,"method":"transact","params":{"device":"dongle","data":"slow"}}"#, from: c)
         #expect(Wait.until(seconds: 2) { Wait.onLoop(h.loop) { [r = h.registry] in r.inflightCount } == 1 })
@@ -75,10 +77,10 @@ struct HotplugRoutingTests {
                 Wait.onLoop(h.loop) { [r = h.registry] in r.accessory(named: "dongle")?.counters.framesOut } == 1
             }
         )
-        // The simulator, on its own thread behind the pty, must have read it too, or it never
-        // answers and the reopen waits out the whole late window. It gives no sign of a read: a
-        // fixed wait for the kernel and that thread.
-        usleep(50_000)
+        // The simulator must have read it too, or it never answers and the reopen waits out the
+        // whole late window. It counts the reply it owes as soon as it reads the request (the
+        // reply itself leaves 300 ms later).
+        #expect(Wait.until(seconds: 2) { simulator.status.totalReplies == repliesBefore + 1 })
         send(h, .removed(dongle))
         #expect(c.response(1)?.errorCode == .deviceRemoved)
         #expect(h.state("dongle") == .absent)

@@ -1,3 +1,4 @@
+import AccessoryTestSupport
 import ControlProtocol
 import Glibc
 import SystemCalls
@@ -53,7 +54,7 @@ struct CtlMonitorTests {
         let daemon = try FakeDaemon { request, peer in peer.reply(request.id, JSONValue.object([:])) }
         defer { daemon.stop() }
         let signalled = try await CtlProcess.run(["monitor", "--socket", daemon.socketPath]) { pid in
-            _ = await eventually { daemon.requests.count == 1 }
+            _ = await Wait.until { daemon.requests.count == 1 }
             try? ChildProcess.signal(pid, SIGTERM)
         }
         #expect(signalled.status == 0, "\(signalled)")

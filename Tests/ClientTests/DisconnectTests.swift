@@ -1,4 +1,5 @@
 import AccessoryClient
+import AccessoryTestSupport
 import ControlProtocol
 import SystemCalls
 import Testing
@@ -45,7 +46,7 @@ import Testing
         let daemon = try FakeDaemon { _, _ in received.withLock { $0 = true } }
         let connection = try await AccessoryConnection.connect(socketPath: daemon.socketPath)
         let call = Task { await clientError { _ = try await connection.daemonStatus() } }
-        #expect(await eventually { received.withLock { $0 } })
+        #expect(await Wait.until { received.withLock { $0 } })
         daemon.stop()
         #expect(try await bounded(5) { await call.value } == .disconnected)
     }
@@ -56,7 +57,7 @@ import Testing
         defer { daemon.stop() }
         let connection = try await AccessoryConnection.connect(socketPath: daemon.socketPath)
         let call = Task { await clientError { _ = try await connection.read(device: "gps") } }
-        #expect(await eventually { received.withLock { $0 } })
+        #expect(await Wait.until { received.withLock { $0 } })
         connection.close()
         connection.close()
         #expect(try await bounded(5) { await call.value } == .disconnected)

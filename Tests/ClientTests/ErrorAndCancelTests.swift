@@ -1,4 +1,5 @@
 import AccessoryClient
+import AccessoryTestSupport
 import ControlProtocol
 import SystemCalls
 import Testing
@@ -62,7 +63,7 @@ import Testing
         let byName = await clientError { _ = try await connection.call(method: "frobnicate", params: ["x": 1]) }
         #expect(byName?.errorCode == .methodNotFound)
         try await connection.send(rawLine: Array(#"{"jsonrpc":"2.0","id":"raw-2","method":"daemon.status"}"#.utf8))
-        #expect(await eventually { connection.unmatchedResponseCount == 1 })
+        #expect(await Wait.until { connection.unmatchedResponseCount == 1 })
     }
 
     @Test func cancellingACallsTaskSendsCancelAndEndsWithTheDaemonsAnswer() async throws {
@@ -76,7 +77,7 @@ import Testing
         let connection = try await AccessoryConnection.connect(socketPath: daemon.socketPath)
         defer { connection.close() }
         let call = Task { await clientError { _ = try await connection.transact(device: "modem", text: "ATD123") } }
-        #expect(await eventually { !daemon.requests.isEmpty })
+        #expect(await Wait.until { !daemon.requests.isEmpty })
         call.cancel()
         let error = try await bounded { await call.value }
         #expect(error == .rpc(RPCError(.cancelled, "cancelled by the client")))
@@ -115,12 +116,12 @@ import Testing
                 _ = try await connection.call(.read(ReadParams(device: "gps", timeoutMs: 60_000)), id: id)
             }
         }
-        #expect(await eventually { daemon.requests.contains { $0.id == id } })
+        #expect(await Wait.until { daemon.requests.contains { $0.id == id } })
         #expect(try await connection.cancel(requestID: id) == CancelResult(cancelled: true))
         #expect(try await bounded { await call.value }?.errorCode == .cancelled)
         let duplicate = connection.makeRequestID()
         let held = Task { await clientError { _ = try await connection.call(.daemonStatus, id: duplicate) } }
-        #expect(await eventually { daemon.requests.contains { $0.id == duplicate } })
+        #expect(await Wait.until { daemon.requests.contains { $0.id == duplicate } })
         let clash = await clientError { _ = try await connection.call(.daemonStatus, id: duplicate) }
         guard case .protocolError? = clash else {
             Issue.record("reusing an id in flight must fail, got \(String(describing: clash))")

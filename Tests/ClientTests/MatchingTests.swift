@@ -1,4 +1,5 @@
 import AccessoryClient
+import AccessoryTestSupport
 import SystemCalls
 import Testing
 
@@ -147,7 +148,7 @@ import Testing
         let connection = try await AccessoryConnection.connect(socketPath: daemon.socketPath, eventBufferLimit: 2)
         defer { connection.close() }
         try await connection.subscribe(device: "gps")
-        #expect(await eventually { connection.unmatchedResponseCount == 1 }, "the marker after the events arrived")
+        #expect(await Wait.until { connection.unmatchedResponseCount == 1 }, "the marker after the events arrived")
         #expect(connection.droppedEventCount == 3)
         let kept = try await bounded {
             var kept: [DeviceEvent] = []

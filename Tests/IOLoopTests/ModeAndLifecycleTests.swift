@@ -1,9 +1,10 @@
 import AccessoryTestSupport
 import Glibc
-import IOLoop
 import Synchronization
 import SystemCalls
 import Testing
+
+@testable import IOLoop
 
 @Suite("modes, observers, run, stop, shutdown")
 struct ModeAndLifecycleTests {
@@ -78,13 +79,24 @@ struct ModeAndLifecycleTests {
     @Test("stop() from another thread ends run()")
     func stopFromAnotherThread() throws {
         try withCheckedLoop { loop in
+            // The stop must come while run() is under way (a stop before it would be seen at its
+            // first check, without a wake-up): the other thread waits for the loop's first wait.
+            let waiting = Atomic<Bool>(false)
+            let o = loop.addObserver(activities: .beforeWaiting) { _ in waiting.store(true, ordering: .releasing) }
+            let sawWaiting = Atomic<Bool>(false)
             let t = TestThread {
-                usleep(30_000)
+                sawWaiting.store(Wait.until { waiting.load(ordering: .acquiring) }, ordering: .releasing)
                 loop.stop()
             }
-            let result = loop.run(until: loop.now + .seconds(20))
+            let start = loop.now
+            let result = loop.run(until: start + .seconds(20))
+            let ranFor = loop.now - start
             t.join()
+            o.cancel()
+            #expect(sawWaiting.load(ordering: .acquiring) == true, "the loop never reached its wait")
             #expect(result == .stopped)
+            // The stop wakes the loop: a stop seen only at the run's deadline also returns .stopped.
+            #expect(ranFor < .seconds(10), "run() went on for \(ranFor) after the stop")
         }
     }
 
@@ -100,15 +112,25 @@ struct ModeAndLifecycleTests {
         loop.perform {
             let fd = readEnd.withLock { $0.take() }!
             _ = try! loop.addSource(owning: fd, interest: .readable) { _ in }
-            registered.store(true, ordering: .releasing)
+            // Set once the batch this block runs in is over, so that the holding block below
+            // starts a batch of its own.
+            loop.addObserver(activities: .beforeWaiting) { _ in registered.store(true, ordering: .releasing) }
         }
         #expect(Wait.until { registered.load(ordering: .acquiring) })
-        // Hold the loop busy so the next blocks are still queued when shutdown begins.
-        loop.perform { usleep(100_000) }
-        for _ in 0..<1000 { loop.perform { ran.add(1, ordering: .relaxed) } }
+        // Hold the loop busy until shutdown has begun, so the next blocks are still queued then.
+        // The batch the holding block runs in goes on for at most `performBatchLimit` blocks in
+        // all; the run then sees the shutdown and returns, and the final drain runs the rest:
+        // those are what shutdown() counts.
+        let blocks = IOLoop.performBatchLimit + 1000
+        let heldUntilShutdown = Atomic<Bool>(false)
+        loop.perform {
+            heldUntilShutdown.store(Wait.until { loop.lifecycle.state != .open }, ordering: .releasing)
+        }
+        for _ in 0..<blocks { loop.perform { ran.add(1, ordering: .relaxed) } }
         let drained = loop.shutdown()
-        #expect(ran.load(ordering: .relaxed) == 1000)
-        #expect(drained >= 1000 || ran.load(ordering: .relaxed) == 1000)
+        #expect(heldUntilShutdown.load(ordering: .acquiring) == true, "shutdown never began while the loop was held")
+        #expect(ran.load(ordering: .relaxed) == blocks)
+        #expect(drained == blocks - (IOLoop.performBatchLimit - 1), "the final drain ran \(drained)")
         #expect(loop.perform {} == false, "perform after shutdown is refused")
         #expect(loop.isShutDown)
         // The loop closed the read end: writing to the pipe now fails with EPIPE.

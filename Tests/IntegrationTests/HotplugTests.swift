@@ -4,33 +4,6 @@ import Glibc
 import SystemCalls
 import Testing
 
-/// Reads `device.state` notifications (bounded) until `device` reports `state`; returns the
-/// seconds it took.
-func waitForState(_ client: RPCClient, _ device: String, _ state: String, seconds: Double = 10) throws -> Double {
-    let start = MonotonicNow.seconds()
-    _ = try client.notification(seconds: seconds) { n in
-        n.method == "device.state" && n.params["device"]?.stringValue == device
-            && n.params["state"]?.stringValue == state
-    }
-    return MonotonicNow.seconds() - start
-}
-
-/// Asks for `device.status` (bounded) until `condition` holds for it; returns whether it did.
-/// Each try is a round trip to the daemon; the pause between tries only spares the CPU.
-func waitForStatus(
-    _ client: RPCClient,
-    _ device: String,
-    seconds: Double = 5,
-    _ condition: (JSONValue) -> Bool
-) throws -> Bool {
-    let deadline = Deadline(seconds: seconds)
-    while true {
-        if condition(try client.result("device.status", Params.device(device))) { return true }
-        if deadline.hasPassed { return false }
-        usleep(2_000)
-    }
-}
-
 /// The folder watcher against the built daemon: an accessory whose link comes back is open again
 /// at once, not at its next back-off attempt.
 @Suite struct FolderWatchTests {
@@ -145,12 +118,12 @@ struct HotplugNetlinkDaemonTests {
             devName: second,
             properties: Self.properties(serial: "A1")
         )
-        let deadline = Deadline(seconds: 5)
-        var status = try client.result("device.status", Params.device("dongle"))
-        while status["state"]?.stringValue != "failed" && !deadline.hasPassed {
-            usleep(20_000)
-            status = try client.result("device.status", Params.device("dongle"))
+        var status = JSONValue.null
+        let failed = try waitForStatus(client, "dongle") {
+            status = $0
+            return $0["state"]?.stringValue == "failed"
         }
+        #expect(failed, "\(status)")
         let reason = status["reason"]?.stringValue ?? ""
         #expect(reason.contains("conflict: 2 devices match"), "\(status)")
         #expect(reason.contains(first) && reason.contains(second))

@@ -83,12 +83,10 @@ import Testing
         let first = try client.notification { $0.method == "device.data" }
         #expect(first.params["data"] == "abc")
         _ = try FileIO.write(master, [0x80, 0, 0, 0] + [UInt8](repeating: 0x55, count: 1000))
-        let deadline = Deadline(seconds: 10)
         var counters: JSONValue?
-        while !deadline.hasPassed {
-            counters = try client.result("device.status", Params.device("sensor"))["counters"]
-            if counters?["frames_dropped"] == 1 { break }
-            usleep(10_000)
+        _ = try waitForStatus(client, "sensor", seconds: 10) {
+            counters = $0["counters"]
+            return counters?["frames_dropped"] == 1
         }
         #expect(counters?["frames_dropped"] == 1, "\(String(describing: counters))")
         let status = try client.result("device.status", Params.device("sensor"))

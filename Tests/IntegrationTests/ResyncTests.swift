@@ -79,7 +79,11 @@ import Testing
         #expect(try client.call("transact", Params.transfer("mute", "one")).frameTexts == ["one"])
         let unanswered = try client.send("transact", Params.transfer("mute", "never answered"))
         try waitForQueueDepth(1, of: "mute", via: observer)
-        usleep(100_000)  // it executes: its frame is out
+        // It executes: its frame is out (the second, after "one").
+        #expect(
+            try waitForStatus(observer, "mute") { $0["counters"]?["frames_out"]?.intValue == 2 },
+            "the request's frame never went out"
+        )
         let cancelledAt = Stopwatch()
         #expect(try client.result("cancel", ["id": unanswered.json])["cancelled"] == true)
         #expect(try client.response(to: unanswered).code == 1004)
@@ -214,10 +218,8 @@ import Testing
 
     /// Polls `device.status` (bounded) until the accessory has `depth` requests queued or executing.
     func waitForQueueDepth(_ depth: Int, of device: String, via client: RPCClient) throws {
-        let deadline = Deadline(seconds: 10)
-        while try client.result("device.status", Params.device(device))["queue_depth"]?.intValue != depth {
-            if deadline.hasPassed { throw HarnessError("\(device) never had \(depth) requests queued") }
-            usleep(2_000)
+        guard try waitForStatus(client, device, seconds: 10, { $0["queue_depth"]?.intValue == depth }) else {
+            throw HarnessError("\(device) never had \(depth) requests queued")
         }
     }
 }

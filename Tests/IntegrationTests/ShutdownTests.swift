@@ -23,10 +23,8 @@ import Testing
                 sent.append((client, try client.send("transact", Params.transfer("slow", payload)), payload))
             }
         }
-        let deadline = Deadline(seconds: 10)
-        while try observer.result("device.status", Params.device("slow"))["queue_depth"] != 6 {
-            if deadline.hasPassed { throw HarnessError("the six requests were never queued") }
-            usleep(2_000)
+        guard try waitForStatus(observer, "slow", seconds: 10, { $0["queue_depth"] == 6 }) else {
+            throw HarnessError("the six requests were never queued")
         }
 
         let termination = s.stopDaemon()

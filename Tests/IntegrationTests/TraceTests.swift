@@ -1,3 +1,4 @@
+import AccessoryTestSupport
 import Glibc
 import SystemCalls
 import Testing
@@ -55,16 +56,6 @@ import Testing
             }
             return out
         }
-    }
-
-    /// Polls `condition` every 10 ms until it holds or `seconds` pass.
-    static func eventually(seconds: Double, _ condition: () -> Bool) -> Bool {
-        let deadline = Deadline(seconds: seconds)
-        while !condition() {
-            if deadline.hasPassed { return false }
-            usleep(10_000)
-        }
-        return true
     }
 
     @Test func aTextTraceHoldsEveryByteOfASessionWithTheRequestsThatSentThem() throws {
@@ -130,8 +121,8 @@ import Testing
         let id = try client.send("transact", ["device": "echo", "data_base64": .string(payload)])
         _ = try client.response(to: id)
         let marker = "rx: hi\\0\\xc3\\xa9\\n"
-        #expect(Self.eventually(seconds: 10) { plain.stdout.contains(marker) })
-        #expect(Self.eventually(seconds: 10) { hex.stdout.contains("|hi....|") })
+        #expect(Wait.until(seconds: 10) { plain.stdout.contains(marker) })
+        #expect(Wait.until(seconds: 10) { hex.stdout.contains("|hi....|") })
         #expect(plain.terminate() == .exited(0))
         #expect(hex.terminate() == .exited(0))
         let lines = plain.stdout.split(separator: "\n").map(String.init)

@@ -240,7 +240,7 @@ struct DeviceQueueTests {
         let ops = (0..<50).map { StepOperation("op\($0)", loop: loop, log: log) }
         ops[10].cancel()
         queue.addOperations(ops)
-        #expect(waitUntil { ops.allSatisfy(\.isFinished) })
+        #expect(Wait.until(seconds: 20) { ops.allSatisfy(\.isFinished) })
         let executed = log.all.filter { $0.hasSuffix(".execute") }
         #expect(executed == (0..<50).filter { $0 != 10 }.map { "op\($0).execute" })
         #expect(ops[10].operationError == .cancelled)
@@ -263,7 +263,7 @@ struct DeviceQueueTests {
             }
         }
         for p in producers { p.join() }
-        #expect(waitUntil { onLoop.count == 1000 && queue.operationCount == 0 })
+        #expect(Wait.until(seconds: 20) { onLoop.count == 1000 && queue.operationCount == 0 })
         #expect(onLoop.all.allSatisfy { $0 })
     }
 }

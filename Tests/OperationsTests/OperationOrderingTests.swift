@@ -281,7 +281,7 @@ struct OperationOrderingTests {
                 ops[i].start()
             }
         }
-        var rng = FastRandom(seed: 7)
+        var rng = SplitMix64(seed: 7)
         for i in 0..<count {
             go.store(i, ordering: .releasing)
             // Aim the cancel at a different moment each time: at once (usually before start),
@@ -300,7 +300,7 @@ struct OperationOrderingTests {
             op.cancel()
         }
         starter.join()
-        #expect(waitUntil { ops.allSatisfy(\.isFinished) })
+        #expect(Wait.until(seconds: 20) { ops.allSatisfy(\.isFinished) })
         var seen: [String: Int] = [:]
         for (op, log) in zip(ops, logs) {
             let events = log.all.filter { !["start", "cancelWinner", "cancelLoser", "cancelScheduled"].contains($0) }

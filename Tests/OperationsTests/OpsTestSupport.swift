@@ -14,18 +14,6 @@ final class Log<Element: Sendable>: Sendable {
     var count: Int { storage.withLock { $0.count } }
 }
 
-/// Polls `condition` (sleeping 200 µs between tries) until it holds or `seconds` pass. Never waits
-/// forever. Returns whether it held. Any thread.
-@discardableResult
-func waitUntil(seconds: Double = 20, _ condition: () -> Bool) -> Bool {
-    let deadline = MonotonicNow.seconds() + seconds
-    while MonotonicNow.seconds() < deadline {
-        if condition() { return true }
-        usleep(200)
-    }
-    return condition()
-}
-
 /// Spins (yielding the CPU every few tries, so that a loaded 2-core machine still runs the loop
 /// thread) until `condition` holds or `seconds` pass. For races that need sub-millisecond timing.
 /// Returns whether it held. Any thread.
@@ -43,19 +31,6 @@ func spinUntil(seconds: Double = 0.05, _ condition: () -> Bool) -> Bool {
         }
     }
     return true
-}
-
-/// A small, fast, seedable generator (SplitMix64) so each thread has its own. Not thread-safe.
-struct FastRandom: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
 }
 
 /// A test operation that logs its override points (and, through the test hooks, every step of

@@ -104,7 +104,7 @@ struct StressTests {
         // Memory returns: once the test lets go of them, every operation is freed (the loops are
         // shut down first so that their last perform batch and timer heap let go too).
         for loop in loops { loop.shutdown() }
-        let freed = waitUntil(seconds: 10) { counters.deinits.load(ordering: .relaxed) == total }
+        let freed = Wait.until(seconds: 10) { counters.deinits.load(ordering: .relaxed) == total }
         #expect(freed, "freed \(counters.deinits.load(ordering: .relaxed)) of \(total)")
     }
 
@@ -147,7 +147,7 @@ struct StressTests {
         // everything has finished (bounded).
         let cancellers = (0..<4).map { c in
             TestThread {
-                var rng = FastRandom(seed: UInt64(c) &* 0x1234_5678 &+ 1)
+                var rng = SplitMix64(seed: UInt64(c) &* 0x1234_5678 &+ 1)
                 for i in 0..<40_000 {
                     if counters.finished.load(ordering: .relaxed) == total { break }
                     // Leave the two cores to the loops most of the time.
@@ -164,7 +164,7 @@ struct StressTests {
             }
         }
         for t in producers + cancellers { t.join() }
-        let allFinished = waitUntil(seconds: 60) { counters.finished.load(ordering: .relaxed) == total }
+        let allFinished = Wait.until(seconds: 60) { counters.finished.load(ordering: .relaxed) == total }
         #expect(allFinished, "finished \(counters.finished.load(ordering: .relaxed)) of \(total)")
 
         #expect(counters.offLoopFinishes.load(ordering: .relaxed) == 0)

@@ -22,7 +22,7 @@ import Transports
         defer { FaultInjection.remove(oneByte) }
 
         // Several writes queued behind each other while every write is refused first.
-        var rng = SeededGenerator(seed: 7)
+        var rng = SplitMix64(seed: 7)
         var expected: [UInt8] = []
         for size in [1, 300, 1, 2000, 17] {
             let chunk = rng.bytes(size)
@@ -45,7 +45,7 @@ import Transports
         let token = eintr.install()
         defer { FaultInjection.remove(token) }
 
-        var rng = SeededGenerator(seed: 8)
+        var rng = SplitMix64(seed: 8)
         let outbound = rng.bytes(3000)
         try f.channel.write(outbound)
         #expect(f.collectFromMaster(outbound.count) == outbound)

@@ -52,7 +52,7 @@ import Transports
     @Test func fillingThePtyQueuesAndEverythingArrivesInOrder() throws {
         let f = try Fixture()
         defer { f.shutdown() }
-        var rng = SeededGenerator(seed: 1)
+        var rng = SplitMix64(seed: 1)
         let payload = rng.bytes(512 * 1024)
         try f.channel.write(payload)
         // The pty holds a few KiB: the kernel took part of it (a short write), then EAGAIN.
@@ -88,7 +88,7 @@ import Transports
             return .limit(7)
         }
         defer { FaultInjection.remove(token) }
-        var rng = SeededGenerator(seed: 2)
+        var rng = SplitMix64(seed: 2)
         let payload = rng.bytes(10_000)
         try f.channel.write(payload)
         #expect(f.collectFromMaster(payload.count) == payload)

@@ -53,13 +53,3 @@ func clientError(_ body: () async throws -> Void) async -> ClientError? {
         return nil
     }
 }
-
-/// Polls `condition` every millisecond until it holds or `seconds` pass; returns whether it held.
-func eventually(_ seconds: Double = 10, _ condition: () -> Bool) async -> Bool {
-    let deadline = ContinuousClock.now + .milliseconds(Int(seconds * 1000))
-    while ContinuousClock.now < deadline {
-        if condition() { return true }
-        try? await Task.sleep(for: .milliseconds(1))
-    }
-    return condition()
-}

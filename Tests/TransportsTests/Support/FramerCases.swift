@@ -1,3 +1,4 @@
+import AccessoryTestSupport
 import Transports
 
 /// One framer configuration for the shared property tests: how to make it, what payloads it can
@@ -8,25 +9,25 @@ struct FramerCase: Sendable, CustomStringConvertible {
     /// Smallest payload the framing can carry (SLIP cannot carry an empty one).
     let minPayload: Int
     /// A random payload of at most `limit` bytes that the framing can carry.
-    let payload: @Sendable (inout SeededGenerator, _ limit: Int) -> [UInt8]
+    let payload: @Sendable (inout SplitMix64, _ limit: Int) -> [UInt8]
     /// Raw bytes of one frame that is too large (must produce exactly one `.dropped`).
     let oversize: @Sendable () -> [UInt8]
     /// Garbage to put between frames, or nil where the framing cannot resynchronise on its own
     /// (length prefixes resync on silence: tested with time separately).
-    let garbage: (@Sendable (inout SeededGenerator) -> [UInt8])?
+    let garbage: (@Sendable (inout SplitMix64) -> [UInt8])?
 
     var description: String { name }
     var maxFrameSize: Int { make().maxFrameSize }
 
     /// Random bytes drawn mostly from `special`, the bytes that matter to the framing.
-    static func biased(_ rng: inout SeededGenerator, count: Int, special: [UInt8]) -> [UInt8] {
+    static func biased(_ rng: inout SplitMix64, count: Int, special: [UInt8]) -> [UInt8] {
         (0..<count).map { _ in
             Int.random(in: 0..<3, using: &rng) == 0
                 ? UInt8.random(in: 0...255, using: &rng) : special.randomElement(using: &rng)!
         }
     }
 
-    static func randomLength(_ rng: inout SeededGenerator, _ lower: Int, _ limit: Int) -> Int {
+    static func randomLength(_ rng: inout SplitMix64, _ lower: Int, _ limit: Int) -> Int {
         // Short payloads most of the time, sometimes up to the limit.
         Int.random(in: 0..<4, using: &rng) == 0
             ? Int.random(in: lower...limit, using: &rng)

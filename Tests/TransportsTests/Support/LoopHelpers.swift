@@ -1,3 +1,4 @@
+import AccessoryTestSupport
 import IOLoop
 import SystemCalls
 import Transports
@@ -39,18 +40,8 @@ func drainAvailable(_ fd: CInt, max: Int = 1 << 20) -> [UInt8] {
     return out
 }
 
-/// A deterministic generator for test data (SplitMix64). Any thread, one owner at a time.
-struct SeededGenerator: RandomNumberGenerator {
-    private var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-
+extension SplitMix64 {
+    /// `count` random bytes, none of them in `excluded`.
     mutating func bytes(_ count: Int, excluding excluded: Set<UInt8> = []) -> [UInt8] {
         var out: [UInt8] = []
         out.reserveCapacity(count)
