@@ -74,6 +74,8 @@ class Client:
         self._pending: Dict[int, Call] = {}
         self._subscriptions: List[Subscription] = []
         self._ended: Optional[str] = None
+        self._heard_from_daemon = False
+        self._answer_watch: Optional[threading.Timer] = None
         self._reader = threading.Thread(target=self._read_loop, name=f"accessoryd-reader {self.path}", daemon=True)
         self._reader.start()
 
@@ -83,6 +85,8 @@ class Client:
         """Closes the connection: calls in flight raise :class:`ConnectionLost`, and the daemon
         cancels this client's queued requests and releases its lock. Idempotent."""
         self._end("the client closed the connection")
+        if self._answer_watch is not None:
+            self._answer_watch.cancel()
         if threading.current_thread() is not self._reader:
             self._reader.join(5)
 
@@ -110,6 +114,7 @@ class Client:
                 raise ConnectionLost(self._ended)
             call = Call(self, next(self._ids), method)
             self._pending[call.id] = call
+        self._watch_for_an_answer()
         message = wire.request_message(call.id, method, params)
         if self._trace is not None:
             self._trace("send", message)
@@ -239,6 +244,51 @@ class Client:
             except ConnectionLost:
                 pass
 
+    # -- a socket that takes connections while no daemon answers -------------------------------
+
+    #: Seconds after the first request before a silent daemon is probed, and before it is given up on.
+    ANSWER_PROBE_AFTER = 3.0
+    ANSWER_GIVE_UP_AFTER = 6.0
+
+    def _watch_for_an_answer(self) -> None:
+        """A systemd socket unit takes connections whether or not its daemon ever starts; a
+        client would wait forever. Until the daemon has said anything on this connection, the
+        first request arms a timer: if still nothing has come after ``ANSWER_PROBE_AFTER``, a
+        second connection asks ``daemon.status``. A daemon that answers it is only busy with
+        the request (one waiting for a lock) and is waited for; one that does not by
+        ``ANSWER_GIVE_UP_AFTER`` ends the connection, and every call in flight raises
+        :class:`ConnectionLost` saying so. Local sockets only: over ``--host`` ssh says why."""
+        if self._heard_from_daemon or self._answer_watch is not None or self._tunnel is not None:
+            return
+        watch = threading.Timer(self.ANSWER_PROBE_AFTER, self._probe_silent_daemon)
+        watch.daemon = True
+        self._answer_watch = watch
+        watch.start()
+
+    def _probe_silent_daemon(self) -> None:
+        if self._heard_from_daemon or self._ended is not None:
+            return
+        try:
+            probe = connect_socket(self.path)
+        except AccessorydError:
+            probe = None
+        if probe is not None:
+            try:
+                probe.settimeout(self.ANSWER_GIVE_UP_AFTER - self.ANSWER_PROBE_AFTER)
+                probe.sendall(wire.encode(wire.request_message(1, "daemon.status", None)))
+                if probe.recv(1 << 12):
+                    return  # alive: the request is merely waiting its turn
+            except OSError:
+                pass
+            finally:
+                probe.close()
+        if not self._heard_from_daemon:
+            self._end(
+                f"no daemon answers on {self.path}: it accepts connections, but nothing answered within "
+                f"{self.ANSWER_GIVE_UP_AFTER:g} s. Under systemd the socket unit listens even when the daemon "
+                "fails to start: see `systemctl status accessoryd` and `journalctl -u accessoryd`"
+            )
+
     def _read_loop(self) -> None:
         reason = "accessoryd closed the connection"
         rest = b""
@@ -255,6 +305,7 @@ class Client:
                     if self._tunnel is not None and self._ended is None:
                         reason = self._tunnel.reason()  # ssh's words, once it has exited
                     break
+                self._heard_from_daemon = True
                 lines = (rest + chunk).split(b"\n")
                 rest = lines.pop()
                 for line in lines:
