@@ -1,6 +1,7 @@
 import AccessoryTestSupport
 import ControlProtocol
 import Glibc
+import IOLoop
 import SystemCalls
 import Testing
 
