@@ -119,17 +119,7 @@ struct PtyViewTests {
 
     @Test("shared: the view's owner and group are its credentials for access; a refused frame is counted")
     func sharedAccess() throws {
-        let h = try ViewHarness(sims: ["echo": SimulatorConfiguration(name: "echo")]) { dir in
-            """
-            accessories:
-              - name: echo
-                path: {sim:echo}
-                access: {users: [65533]}
-                views:
-                  - {pty: \(dir)/nobody, mode: shared, owner: 65534, group: 65534}
-                  - {pty: \(dir)/allowed, mode: shared, owner: 65533}
-            """
-        }
+        let h = try ViewHarness.accessPair(mode: "shared")
         #expect(h.core.waitReady("echo"))
         let nobody = try #require(h.open("nobody"))
         let allowed = try #require(h.open("allowed"))

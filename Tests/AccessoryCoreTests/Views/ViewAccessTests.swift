@@ -13,17 +13,7 @@ import Testing
 struct ViewAccessTests {
     @Test("monitor: a view of an owner access: refuses receives nothing; an allowed owner's view receives the frame")
     func monitorOfARefusedOwnerReceivesNothing() throws {
-        let h = try ViewHarness(sims: ["echo": SimulatorConfiguration(name: "echo")]) { dir in
-            """
-            accessories:
-              - name: echo
-                path: {sim:echo}
-                access: {users: [65533]}
-                views:
-                  - {pty: \(dir)/nobody, mode: monitor, owner: 65534, group: 65534}
-                  - {pty: \(dir)/allowed, mode: monitor, owner: 65533}
-            """
-        }
+        let h = try ViewHarness.accessPair(mode: "monitor")
         #expect(h.core.waitReady("echo"))
         let nobody = try #require(h.open("nobody"))
         let allowed = try #require(h.open("allowed"))

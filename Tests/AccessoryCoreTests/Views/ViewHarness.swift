@@ -76,3 +76,21 @@ final class ViewHarness: @unchecked Sendable {  // @unchecked: set in init, read
         _ = try? FileIO.writeAll(fd, Array(text.utf8))
     }
 }
+
+extension ViewHarness {
+    /// An echo accessory only uid 65533 may use, with two views of `mode`: `nobody` (owner and
+    /// group 65534, refused by `access:`) and `allowed` (owner 65533).
+    static func accessPair(mode: String) throws -> ViewHarness {
+        try ViewHarness(sims: ["echo": SimulatorConfiguration(name: "echo")]) { dir in
+            """
+            accessories:
+              - name: echo
+                path: {sim:echo}
+                access: {users: [65533]}
+                views:
+                  - {pty: \(dir)/nobody, mode: \(mode), owner: 65534, group: 65534}
+                  - {pty: \(dir)/allowed, mode: \(mode), owner: 65533}
+            """
+        }
+    }
+}
