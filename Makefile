@@ -65,10 +65,10 @@ test-race: deps
 		--filter 'IOLoopTests|OperationsTests|TransportsTests|ControlServerTests|SimulatorTests'
 
 lint:
-	$(SWIFT) format lint --strict --recursive Sources Tests bench soak fuzz
+	$(SWIFT) format lint --strict --recursive Package.swift Sources Tests bench soak fuzz
 
 format:
-	$(SWIFT) format --in-place --recursive Sources Tests bench soak fuzz
+	$(SWIFT) format --in-place --recursive Package.swift Sources Tests bench soak fuzz
 
 ## The systemd units: `systemd-analyze verify` (any output fails) and the hardening score
 ## (`security --offline=true`, exposure 2.0 or lower). Needs the built accessoryd.

@@ -39,7 +39,7 @@ let package = Package(
     name: "accessoryd",
     platforms: [.macOS(.v15)],
     products: [
-        .library(name: "IOLoop", targets: ["IOLoop"]),
+        .library(name: "IOLoop", targets: ["IOLoop"])
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-system", from: "1.8.1"),
@@ -160,8 +160,18 @@ let package = Package(
             linkerSettings: shippedLinking
         ),
         // Benchmarks: programs that print tables (see docs/performance.md).
-        .executableTarget(name: "loop-bench", dependencies: ["IOLoop"], path: "bench/loop-bench", swiftSettings: strict),
-        .executableTarget(name: "ops-bench", dependencies: ["IOLoop", "Operations"], path: "bench/ops-bench", swiftSettings: strict),
+        .executableTarget(
+            name: "loop-bench",
+            dependencies: ["IOLoop"],
+            path: "bench/loop-bench",
+            swiftSettings: strict
+        ),
+        .executableTarget(
+            name: "ops-bench",
+            dependencies: ["IOLoop", "Operations"],
+            path: "bench/ops-bench",
+            swiftSettings: strict
+        ),
         .executableTarget(
             name: "serial-bench",
             dependencies: ["IOLoop", "Transports", "SystemCalls"],
