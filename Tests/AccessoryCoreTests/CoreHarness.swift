@@ -132,6 +132,9 @@ final class CoreHarness: @unchecked Sendable {  // @unchecked: fields are set in
         _ = Wait.onLoop(loop) { r.shutdown() }
         for s in simulators { s.stop() }
         loop.shutdown()
+        // What tests left in it (a trace file), then the folder: a folder that is not empty
+        // would stay in /tmp after every run.
+        for name in (try? FileIO.listDirectory(dir)) ?? [] { try? FileIO.unlink(dir + "/" + name) }
         _ = try? FileIO.removeDirectory(dir)
     }
 }
