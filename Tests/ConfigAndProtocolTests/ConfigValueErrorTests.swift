@@ -174,6 +174,12 @@ struct ConfigValueErrorTests {
                 accessory("    framing: {type: slip, max_frame_bytes: 0}\n"),
                 "test.yaml:4: accessories[0].framing.max_frame_bytes: expected a byte count from 1 to 16777216, got 0"
             ),
+            // Past Int.max / 12: an error, not an overflow in the encoded-size warning (the config fuzzer's find).
+            (
+                accessory("    framing: {type: cobs, max_frame_bytes: 3586866903221301707}\n"),
+                "test.yaml:4: accessories[0].framing.max_frame_bytes: expected a byte count from 1 to 16777216, "
+                    + "got 3586866903221301707"
+            ),
             (
                 accessory("    framing: {delimiter: \"\\n\"}\n"),
                 "test.yaml:4: accessories[0].framing: missing required key \"type\" (one of line, slip, cobs, length_prefixed, idle_gap)"
