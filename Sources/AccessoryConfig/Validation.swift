@@ -289,7 +289,9 @@ private struct AccessoryValidator {
         }
         // A frame is sent as base64 and, when it is text, also as escaped text: about 2.4 times its size.
         // (Only for a size the rule above accepts: a larger one is already an error, and could overflow.)
-        if Rules.maxFrameBytes.accepts(settings.maxFrameBytes), settings.maxFrameBytes * 12 / 5 > limits.clientOutboundBytes {
+        if Rules.maxFrameBytes.accepts(settings.maxFrameBytes),
+            settings.maxFrameBytes * 12 / 5 > limits.clientOutboundBytes
+        {
             v.warning(
                 child("framing.max_frame_bytes"),
                 "a frame this large does not fit limits.client_outbound_bytes (\(limits.clientOutboundBytes)) "
