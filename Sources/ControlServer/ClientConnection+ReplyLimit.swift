@@ -5,13 +5,19 @@ import ControlProtocol
 /// and batch answers waiting in ``ReplyRoutes`` for the rest of their batch. The cap bounds the
 /// server's memory per client whatever the client sends and whether or not it reads.
 extension ClientConnection {
-    /// The error that takes the place of a reply longer than the whole limit: such a reply could
-    /// never be queued, so the client learns why it has none instead of being disconnected for a
-    /// reply it could not have read. Any thread.
-    static func replyTooLargeError(bytes: Int, limit: Int) -> RPCError {
-        RPCError(
+    /// The error that takes the place of a reply that cannot be held: longer than the whole
+    /// limit (such a reply could never be queued, so the client learns why it has none instead
+    /// of being disconnected for a reply it could not have read), or, with `besideHeld`, one
+    /// that does not fit beside the bytes already held for the client. Any thread.
+    static func replyTooLargeError(bytes: Int, limit: Int, besideHeld held: Int? = nil) -> RPCError {
+        let why =
+            held.map {
+                "does not fit beside the other \($0) bytes held for this client (limits.client_outbound_bytes \(limit))"
+            }
+            ?? "is longer than limits.client_outbound_bytes (\(limit))"
+        return RPCError(
             .invalidRequest,
-            "the reply (\(bytes) bytes) is longer than limits.client_outbound_bytes (\(limit)); it was not sent",
+            "the reply (\(bytes) bytes) \(why); it was not sent",
             data: .object([
                 "limit": .string("client_outbound_bytes"), "value": .int(limit), "reply_bytes": .int(bytes),
             ])
@@ -91,15 +97,7 @@ extension ClientConnection {
         if held + line.count > limit {
             server.counters.repliesTooLarge.increment()
             answer = []
-            let error = RPCError(
-                .invalidRequest,
-                "the reply (\(line.count) bytes) does not fit beside the other \(held) bytes held for this client "
-                    + "(limits.client_outbound_bytes \(limit)); it was not sent",
-                data: .object([
-                    "limit": .string("client_outbound_bytes"), "value": .int(limit),
-                    "reply_bytes": .int(line.count),
-                ])
-            )
+            let error = Self.replyTooLargeError(bytes: line.count, limit: limit, besideHeld: held)
             ResponseEncoder.failure(id: id, error: error, into: &answer)
         }
         _ = reserve(answer.count)

@@ -41,10 +41,11 @@ extension ConnectionCommand {
 ///
 /// Threading: runs on the caller's task.
 enum Runner {
-    static func run(
+    /// Runs `body` on a new connection and returns what it returns.
+    static func run<Result>(
         _ global: GlobalOptions,
-        _ body: (AccessoryConnection) async throws(ClientError) -> Void
-    ) async throws(ExitCode) {
+        _ body: (AccessoryConnection) async throws(ClientError) -> Result
+    ) async throws(ExitCode) -> Result {
         let endpoint = try global.endpoint()
         let connection: AccessoryConnection
         do throws(ClientError) {
@@ -57,7 +58,7 @@ enum Runner {
         if case .socket(let path) = endpoint { watch = DaemonAnswerWatch.start(socket: path, connection: connection) }
         defer { watch?.finish() }
         do throws(ClientError) {
-            try await body(connection)
+            return try await body(connection)
         } catch {
             if let watch, watch.noDaemonAnswered, case .socket(let path) = endpoint {
                 Output.error(DaemonAnswerWatch.message(socket: path))

@@ -51,20 +51,16 @@ struct Metrics: ConnectionCommand {
             throw ExitCode(ExitStatus.requestFailed)
         }
         let command = self
-        let rendered = RenderedText()
-        try await Runner.run(command.global) { (connection) throws(ClientError) in
-            rendered.text = try await command.render(on: connection, json: command.global.json)
+        let text = try await Runner.run(command.global) { (connection) throws(ClientError) in
+            try await command.render(on: connection, json: command.global.json)
         }
         do {
-            try FileIO.replace(output, with: Array((rendered.text + "\n").utf8), mode: 0o644)
+            try FileIO.replace(output, with: Array((text + "\n").utf8), mode: 0o644)
         } catch {
             Output.error("error: cannot write \(output): \(error)")
             throw ExitCode(ExitStatus.requestFailed)
         }
     }
-
-    /// What the body of ``run()`` hands back. Threading: the command's task only.
-    private final class RenderedText: @unchecked Sendable { var text = "" }
 
     func execute(on connection: AccessoryConnection, json: Bool) async throws(ClientError) {
         Output.lines([try await render(on: connection, json: json)])
