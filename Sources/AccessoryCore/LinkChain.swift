@@ -25,10 +25,7 @@ enum LinkChain {
     }
 
     /// The folder that holds `path` ("/" for a top-level entry).
-    static func folder(of path: String) -> String {
-        guard let slash = path.lastIndex(of: "/") else { return "." }
-        return slash == path.startIndex ? "/" : String(path[..<slash])
-    }
+    static func folder(of path: String) -> String { PathParts.folder(of: path) }
 
     /// An absolute path with `.`, `..` and repeated slashes removed (lexically, as `readlink -m`).
     static func normalize(_ path: String) -> String {

@@ -127,13 +127,7 @@ extension DirectoryWatcher {
         return status.kind == .directory || status.kind == .symbolicLink
     }
 
-    static func parent(of path: String) -> String {
-        guard let slash = path.lastIndex(of: "/") else { return "." }
-        return slash == path.startIndex ? "/" : String(path[..<slash])
-    }
+    static func parent(of path: String) -> String { PathParts.folder(of: path) }
 
-    static func lastComponent(of path: String) -> String {
-        guard let slash = path.lastIndex(of: "/") else { return path }
-        return String(path[path.index(after: slash)...])
-    }
+    static func lastComponent(of path: String) -> String { PathParts.name(of: path) }
 }

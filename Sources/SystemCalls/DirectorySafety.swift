@@ -81,7 +81,7 @@ public enum DirectorySafety: Sendable, Equatable {
         guard link.owner == 0 || link.owner == uid else { throw planted }
         // The link's own folder must not let anyone else put a link there: sticky is not enough
         // (a name another user could have created first is exactly what is being guarded).
-        let folder = try? FileIO.status(ofPath: Self.parent(of: path))
+        let folder = try? FileIO.status(ofPath: PathParts.folder(of: path))
         guard let folder, folder.kind == .directory, folder.owner == 0 || folder.owner == uid,
             folder.permissions & 0o022 == 0
         else { throw planted }
@@ -94,7 +94,7 @@ public enum DirectorySafety: Sendable, Equatable {
         if let problem = problem(path: resolved, status: target) {
             throw .unsafeLinkTarget(path: path, target: resolved, problem)
         }
-        let holder = Self.parent(of: resolved)
+        let holder = PathParts.folder(of: resolved)
         let holderStatus = try? FileIO.status(ofPath: holder)
         guard holdsNamesSafely(holderStatus) else {
             let owner = holderStatus?.owner ?? 0
@@ -106,12 +106,6 @@ public enum DirectorySafety: Sendable, Equatable {
             throw .unsafeLinkTarget(path: path, target: resolved, problem)
         }
         return target
-    }
-
-    /// The folder holding `path` ("/" for a name at the root, "." for a bare name).
-    static func parent(of path: String) -> String {
-        guard let slash = path.lastIndex(of: "/") else { return "." }
-        return slash == path.startIndex ? "/" : String(path[..<slash])
     }
 
     /// Creates the directory `path` with permission bits `mode` when nothing has that name, then

@@ -11,10 +11,8 @@ extension FileIO {
     /// leaves `path` as it was. The folder is the caller's to check: in a folder others may write,
     /// they could still rename the new file away before the rename.
     public static func replace(_ path: String, with bytes: [UInt8], mode: UInt32) throws(SyscallError) {
-        let slash = path.lastIndex(of: "/")
-        let folder = slash.map { String(path[..<$0]) } ?? "."
-        let name = slash.map { String(path[path.index(after: $0)...]) } ?? path
-        var template = Array("\(folder.isEmpty ? "" : folder)/.\(name).XXXXXX".utf8CString)
+        let folder = PathParts.folder(of: path)
+        var template = Array("\(folder == "/" ? "" : folder)/.\(PathParts.name(of: path)).XXXXXX".utf8CString)
         let raw = try syscallValue(.mkstemp) {
             template.withUnsafeMutableBufferPointer { Glibc.mkstemp($0.baseAddress!) }
         }

@@ -16,7 +16,7 @@ enum TraceFileOpening {
 
     /// Refuses the folder of `path` unless it passes ``DirectorySafety/publishingFor(uid:)``.
     static func checkFolder(of path: String) throws(TraceError) {
-        let folder = folder(of: path)
+        let folder = PathParts.folder(of: path)
         do {
             try DirectorySafety.publishingFor(uid: UserDatabase.effectiveUserID).check(folder)
         } catch {
@@ -74,8 +74,8 @@ enum TraceFileOpening {
     /// folder of `path` (`.<name>.<random>`); its name is put in `name`.
     static func createTemporary(beside path: String, mode: UInt32, name: inout String) throws(TraceError) -> OpenedFile
     {
-        let folder = folder(of: path)
-        let base = path.lastIndex(of: "/").map { String(path[path.index(after: $0)...]) } ?? path
+        let folder = PathParts.folder(of: path)
+        let base = PathParts.name(of: path)
         var generator = SystemRandomNumberGenerator()  // getrandom(2) on Linux
         for _ in 0..<attempts {
             name = folder + "/." + base + "." + String(generator.next(), radix: 16)
@@ -119,8 +119,4 @@ enum TraceFileOpening {
         }
     }
 
-    static func folder(of path: String) -> String {
-        guard let slash = path.lastIndex(of: "/") else { return "." }
-        return slash == path.startIndex ? "/" : String(path[..<slash])
-    }
 }

@@ -17,15 +17,9 @@ import SystemCalls
 struct ViewLink: Sendable, Equatable {
     let path: String
 
-    var directory: String {
-        guard let slash = path.lastIndex(of: "/") else { return "." }
-        return slash == path.startIndex ? "/" : String(path[..<slash])
-    }
+    var directory: String { PathParts.folder(of: path) }
 
-    var name: String {
-        guard let slash = path.lastIndex(of: "/") else { return path }
-        return String(path[path.index(after: slash)...])
-    }
+    var name: String { PathParts.name(of: path) }
 
     static let ptyFolder = "/dev/pts/"
     /// How many taken temporary names are tried before publishing gives up.

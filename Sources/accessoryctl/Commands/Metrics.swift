@@ -43,7 +43,7 @@ struct Metrics: ConnectionCommand {
             return
         }
         // The folder first: nothing is asked of the daemon for a file that cannot be written safely.
-        let folder = output.lastIndex(of: "/").map { output[..<$0].isEmpty ? "/" : String(output[..<$0]) } ?? "."
+        let folder = PathParts.folder(of: output)
         do {
             try DirectorySafety.publishingFor(uid: UserDatabase.effectiveUserID).check(folder)
         } catch {
