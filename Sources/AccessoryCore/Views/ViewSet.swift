@@ -177,12 +177,11 @@ enum ViewIdentity {
         // Giving the pty away needs CAP_CHOWN; without it only a group the daemon is in will do.
         // Said here, before anything is made (and by --check-config, run in the same sandbox),
         // rather than as an EPERM when the view is published.
-        if uid != UserDatabase.effectiveUserID && !UserDatabase.mayChangeOwners {
+        let mayChangeOwners = UserDatabase.mayChangeOwners  // reads /proc/self/status: once
+        if uid != UserDatabase.effectiveUserID && !mayChangeOwners {
             throw .ownerNeedsCapability(owner: settings.owner.map { "\($0)" } ?? "\(uid)", uid: uid)
         }
-        if gid != UserDatabase.effectiveGroupID && !UserDatabase.isMember(ofGroup: gid)
-            && !UserDatabase.mayChangeOwners
-        {
+        if gid != UserDatabase.effectiveGroupID && !UserDatabase.isMember(ofGroup: gid) && !mayChangeOwners {
             throw .groupNeedsMembership(group: settings.group.map { "\($0)" } ?? "\(gid)", gid: gid)
         }
         return (uid, gid)
