@@ -109,8 +109,8 @@ public final class AccessoryRegistry: @unchecked Sendable {  // @unchecked: muta
             settings: settings,
             devicePath: Self.devicePath(for: settings, devicePaths: devicePaths),
             loop: loop,
-            limits: limits,
-            rfcommDriver: rfcommDriver
+            opener: SystemDeviceOpener(loop: loop, rfcommDriver: rfcommDriver),
+            limits: limits
         )
     }
 
