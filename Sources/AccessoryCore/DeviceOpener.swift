@@ -83,10 +83,9 @@ struct SystemDeviceOpener: DeviceOpener {
             exclusive: true,
             maxOutboundBytes: maxOutboundBytes
         )
-        if let store, let fd = port.channel.fileDescriptor {
-            store.forget(name: name)  // whatever was kept before under this name (none, normally)
-            store.keep(fd, name: name)
-        }
+        // Nothing is kept under this name now: what was handed back was taken above (and dropped
+        // if refused), and a device closed for good was dropped when it closed.
+        if let store, let fd = port.channel.fileDescriptor { store.keep(fd, name: name) }
         return SerialOpening(channel: port.channel, port: port, keptRefused: refused)
     }
 

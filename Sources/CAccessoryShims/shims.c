@@ -239,18 +239,31 @@ ssize_t cas_sendto_unix_with_fds(int fd, const void *buf, size_t len, const char
     return sendmsg(fd, &msg, MSG_NOSIGNAL);
 }
 
-ssize_t cas_recv_with_fds(int fd, void *buf, size_t len, int *fds, int max_fds, int *nfds) {
+ssize_t cas_recv_with_fds(int fd, void *buf, size_t len, int *fds, int max_fds, int *nfds, pid_t *pid, uid_t *uid) {
     struct iovec iov = { .iov_base = buf, .iov_len = len };
-    union { struct cmsghdr align; char bytes[CMSG_SPACE(sizeof(int) * 253)]; } control;
+    union {
+        struct cmsghdr align;
+        char bytes[CMSG_SPACE(sizeof(int) * 253) + CMSG_SPACE(sizeof(struct ucred))];
+    } control;
     struct msghdr msg = { 0 };
     msg.msg_iov = &iov;
     msg.msg_iovlen = 1;
     msg.msg_control = control.bytes;
     msg.msg_controllen = sizeof(control.bytes);
     *nfds = 0;
+    *pid = -1;
+    *uid = (uid_t)-1;
     ssize_t n = recvmsg(fd, &msg, MSG_CMSG_CLOEXEC);
     if (n < 0) return n;
     for (struct cmsghdr *c = CMSG_FIRSTHDR(&msg); c != NULL; c = CMSG_NXTHDR(&msg, c)) {
+        if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_CREDENTIALS
+            && c->cmsg_len == CMSG_LEN(sizeof(struct ucred))) {
+            struct ucred cred;
+            memcpy(&cred, CMSG_DATA(c), sizeof(cred));
+            *pid = cred.pid;
+            *uid = cred.uid;
+            continue;
+        }
         if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS) continue;
         size_t count = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
         int *passed = (int *)CMSG_DATA(c);

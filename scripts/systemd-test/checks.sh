@@ -288,6 +288,38 @@ check_restart() {
   echo "  closes of the pty: 0 over 10 restarts with the store, 2 over 2 without"
 }
 
+# The gap a client sees during a restart: a client transacts on `kept` in a loop (a new
+# accessoryctl each time, as a script would) while the daemon is restarted 20 times; for each
+# restart, the time from the last reply before `systemctl restart` to the first reply after it.
+# A measurement, printed; it fails only if a restart is never followed by a reply.
+check_restart_gap() {
+  [ -f "$KEPT/closes" ] || fail "needs the accessory of check restart"
+  local log=/tmp/restart-gap.log loop i
+  : >"$log"
+  (
+    for ((i = 0; i < 100000; i++)); do
+      if as_user accessoryctl transact kept gap >/dev/null 2>&1; then echo "ok $(date +%s%N)" >>"$log"; fi
+    done
+  ) &
+  loop=$!
+  sleep 1
+  for i in $(seq 1 20); do
+    echo "restart $(date +%s%N)" >>"$log"
+    systemctl restart accessoryd.service
+    sleep 1
+  done
+  kill "$loop" 2>/dev/null
+  wait "$loop" 2>/dev/null
+  awk '
+    $1 == "ok" { if (pending) { gaps[n++] = ($2 - last) / 1e6; pending = 0 } last = $2; okcount++ }
+    $1 == "restart" { pending = 1 }
+    END {
+      if (n < 20) { print "  only " n " of 20 restarts were followed by a reply"; exit 1 }
+      for (i = 0; i < n; i++) for (j = i + 1; j < n; j++) if (gaps[j] < gaps[i]) { t = gaps[i]; gaps[i] = gaps[j]; gaps[j] = t }
+      printf "  restart gap over %d restarts (last reply before to first after, ms): p50 %.0f, worst %.0f (%d replies in all)\n", n, gaps[int(n / 2)], gaps[n - 1], okcount
+    }' "$log" || fail "a restart was not followed by a reply"
+}
+
 check_stop() {
   systemctl stop accessoryd.service || fail "systemctl stop failed"
   wait_for 10 "no simulator of the daemon's left" no_daemon_sims
@@ -344,6 +376,7 @@ check reload "systemctl reload: SIGHUP, same process, logged"
 check watchdog "a stalled device loop: killed with SIGABRT by the watchdog, restarted, serving"
 check journal_priorities "warnings under -p warning, info not, no debug lines at the default level"
 check restart "10 restarts close no device (the file descriptor store); without the store each closes it"
+check restart_gap "the gap a client sees during a restart, measured over 20 restarts"
 check stop "systemctl stop leaves no simulator; the socket starts it again"
 check upgrade "a newer package restarts the daemon once and keeps the edited configuration"
 check remove "apt remove stops and disables; apt purge removes the configuration"
