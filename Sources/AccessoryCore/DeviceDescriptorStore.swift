@@ -26,6 +26,21 @@ public enum DeviceDescriptorStoreName {
     /// of systemd's `LISTEN_FDNAMES`).
     public static func forAccessory(_ accessory: String) -> String { devicePrefix + accessory }
 
-    /// Whether a name handed back at start is one of ours.
-    public static func isDevice(_ name: String) -> Bool { name.hasPrefix(devicePrefix) }
+    static let viewPrefix = "view."
+
+    /// A pty view's master: `view.`, the accessory's name, and a digest of the view's whole
+    /// settings (its path, mode, owner, group, perm…), so that a view whose settings changed
+    /// finds nothing kept under its name and gets a new pty, while its old one is closed.
+    public static func forView(accessory: String, settings: some Equatable) -> String {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325  // FNV-1a, 64 bits: stable across runs, unlike Hasher
+        for byte in "\(settings)".utf8 {
+            hash ^= UInt64(byte)
+            hash &*= 0x0000_0100_0000_01b3
+        }
+        let digits = String(hash, radix: 16)
+        return viewPrefix + accessory + "." + String(repeating: "0", count: 16 - digits.count) + digits
+    }
+
+    /// Whether a name handed back at start is one of ours (a device's or a view's).
+    public static func isDevice(_ name: String) -> Bool { name.hasPrefix(devicePrefix) || name.hasPrefix(viewPrefix) }
 }

@@ -49,6 +49,7 @@ struct SerialOpening {
 struct SystemDeviceOpener: DeviceOpener {
     let loop: IOLoop
     let rfcommDriver: RFCOMMSocketDriver
+    /// Where open devices (and the views' ptys: ``ViewSet``) are kept across a restart.
     let store: (any DeviceDescriptorStore)?
 
     func openSerial(

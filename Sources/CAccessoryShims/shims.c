@@ -141,6 +141,12 @@ const int CAS_TIOCM_RI = TIOCM_RI;
 
 // MARK: - ptys
 
+int cas_ptsname(int fd, char *name, size_t namelen) {
+    int rc = ptsname_r(fd, name, namelen);
+    if (rc != 0) { errno = rc; return -1; }
+    return 0;
+}
+
 int cas_openpt(int flags, char *name, size_t namelen) {
     int fd = posix_openpt(flags);
     if (fd < 0) return -1;

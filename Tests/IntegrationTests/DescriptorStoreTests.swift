@@ -73,4 +73,59 @@ struct DescriptorStoreTests {
         #expect(daemon.log.contains("moved: closed the descriptor kept across the restart"), "\(daemon.log)")
         #expect(notify.messages.filter { $0.value("FDSTORE") == "1" && $0.value("FDNAME") == "device.moved" }.count == 2)
     }
+
+    /// The restart as `adoptionRules` does it (the harness's copies handed to a second daemon as
+    /// systemd passes them), for `accessories` in the configuration `yaml` of both daemons.
+    static func restart(_ s: Scenario, _ notify: NotifySocketHarness, accessories: [String]) throws -> DaemonRun {
+        s.stopDaemon()
+        let kept = notify.takeDescriptors()
+        let config = try s.directory.write("second.yaml", s.configuration(accessories: accessories))
+        let names = kept.map(\.name).joined(separator: ":")
+        let daemon = try DaemonRun(
+            configPath: config,
+            socketPath: s.socketPath,
+            in: s.directory,
+            environment: ["NOTIFY_SOCKET": notify.notifySocket],
+            launcher: ["/bin/sh", "-c", "LISTEN_PID=$$ LISTEN_FDS=\(kept.count) LISTEN_FDNAMES=\(names) exec \"$0\" \"$@\""],
+            passing: kept.map(\.fd)
+        )
+        for (_, fd) in kept { close(fd) }
+        return daemon
+    }
+
+    @Test("gpsd on a monitor view keeps its /dev/pts/N and its fixes across a restart, and is never told")
+    func gpsdAcrossARestart() throws {
+        let s = try Scenario()
+        defer { s.finish() }
+        let notify = try NotifySocketHarness(abstract: true)
+        defer { notify.close() }
+        try s.simulator("gps", ["--personality", "nmea", "--unsolicited-ms", "100"])
+        let accessory = s.lineAccessory(
+            "gps",
+            framing: #"{type: line, delimiter: "\r\n", terminator: "\r\n"}"#,
+            #"unsolicited: ['^\$GP'], views: [{pty: gps, mode: monitor}]"#
+        )
+        try s.startDaemon(accessories: [accessory], environment: ["NOTIFY_SOCKET": notify.notifySocket])
+        let view = s.runtimeDirectory + "/tty/gps"
+        let terminal = try FileIO.readLink(view)
+        let gpsd = try GPSDRun(device: view, in: s.directory)
+        defer { gpsd.finish() }
+        _ = try gpsd.waitForFixes(moreThan: 3, seconds: 20)
+        #expect(try notify.waitFor("FDNAME", "device.gps", seconds: 10) != nil)
+        #expect(notify.messages.contains { $0.value("FDSTORE") == "1" && ($0.value("FDNAME") ?? "").hasPrefix("view.gps.") })
+        let logBefore = gpsd.gpsd.stdout
+
+        let daemon = try Self.restart(s, notify, accessories: [accessory])
+        defer { _ = daemon.child.terminate(seconds: 10) }
+        try s.waitUntilReady(["gps"])
+        #expect(try FileIO.readLink(view) == terminal, "the view's pty was replaced: \(daemon.log)")
+        #expect(daemon.log.contains("kept open across the restart"), "\(daemon.log)")
+        let before = gpsd.fixes.count
+        let after = try gpsd.waitForFixes(moreThan: before + 3, seconds: 20)
+        #expect(after.dropFirst(before).filter { !$0.isSimulatorPosition }.isEmpty)
+        #expect(gpsd.gpsd.isRunning)
+        #expect(gpsd.openTerminals.contains(terminal), "gpsd holds \(gpsd.openTerminals), the view is \(terminal)")
+        // gpsd said nothing about its device meanwhile (no hang-up, no reopen).
+        #expect(gpsd.gpsd.stdout == logBefore, "gpsd's log grew: \(gpsd.gpsd.stdout.dropFirst(logBefore.count))")
+    }
 }

@@ -136,6 +136,8 @@ int cas_connect_rfcomm(int fd, const uint8_t bdaddr[6], uint8_t channel);
 int cas_bind_unix(int fd, const char *path, int abstract);
 int cas_connect_unix(int fd, const char *path, int abstract);
 ssize_t cas_sendto_unix(int fd, const void *buf, size_t len, const char *path, int abstract);
+/// ptsname_r(): the slave path of the pty master `fd`.
+int cas_ptsname(int fd, char *name, size_t namelen);
 /// sendmsg() of one datagram to a Unix address with `nfds` (1 ... 16) descriptors attached
 /// (SCM_RIGHTS): how a service hands descriptors to systemd's store.
 ssize_t cas_sendto_unix_with_fds(int fd, const void *buf, size_t len, const char *path, int abstract,
