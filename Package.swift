@@ -77,8 +77,8 @@ let package = Package(
         ),
         // SerialPort, RFCOMMSocket and the framers.
         .target(name: "Transports", dependencies: ["IOLoop", "SystemCalls", "CAccessoryShims"], swiftSettings: strict),
-        // Typed configuration decoded from YAML (the protocol's messages are ControlProtocol's).
-        .target(name: "AccessoryConfig", dependencies: ["YAMLTree", "ControlProtocol"], swiftSettings: strict),
+        // Typed configuration decoded from YAML, with file:line errors and "did you mean" hints.
+        .target(name: "AccessoryConfig", dependencies: ["YAMLTree", "JSONCodec"], swiftSettings: strict),
         // libyaml, called only from YAMLTree.
         .systemLibrary(name: "CYAML", pkgConfig: "yaml-0.1", providers: [.apt(["libyaml-dev"])]),
         // YAML text to a node tree (libyaml's parser): the configuration's and the scripts' reader.
@@ -88,7 +88,11 @@ let package = Package(
         .target(name: "CommandLineOptions", swiftSettings: strict),
         // The version the three programs print (one constant).
         .target(name: "AccessoryVersion", swiftSettings: strict),
-        .target(name: "ControlProtocol", swiftSettings: strict),
+        // JSON text to values and back (a strict parser, a writer into preallocated buffers), base64,
+        // UTF-8 validation and the closest-name suggestion: no Foundation, nothing protocol-specific.
+        .target(name: "JSONCodec", swiftSettings: strict),
+        // The JSON-RPC protocol's messages: requests, responses, notifications, the typed results.
+        .target(name: "ControlProtocol", dependencies: ["JSONCodec"], swiftSettings: strict),
         // Simulated accessories on pseudo-terminals (library, so tests can run them in-process).
         .target(
             name: "AccessorySimulator",
@@ -111,7 +115,7 @@ let package = Package(
         // The Unix-socket JSON-RPC server: listener, connections, limits, peer credentials.
         .target(
             name: "ControlServer",
-            dependencies: ["IOLoop", "SystemCalls", "ControlProtocol"],
+            dependencies: ["IOLoop", "SystemCalls", "ControlProtocol", "JSONCodec"],
             swiftSettings: strict
         ),
         // libudev, called only from Hotplug.
@@ -126,7 +130,8 @@ let package = Package(
         .target(
             name: "AccessoryCore",
             dependencies: [
-                "IOLoop", "SystemCalls", "Operations", "Transports", "AccessoryConfig", "ControlProtocol", "Hotplug",
+                "IOLoop", "SystemCalls", "Operations", "Transports", "AccessoryConfig", "ControlProtocol", "JSONCodec",
+                "Hotplug",
                 "TrafficTrace",
             ],
             swiftSettings: strict
@@ -134,13 +139,14 @@ let package = Package(
         // The async/await client used by accessoryctl and the tests (a target, not a product).
         .target(
             name: "AccessoryClient",
-            dependencies: ["ControlProtocol", "SystemCalls", "IOLoop"],
+            dependencies: ["ControlProtocol", "JSONCodec", "SystemCalls", "IOLoop"],
             swiftSettings: strict
         ),
         .executableTarget(
             name: "accessoryd",
             dependencies: [
-                "AccessoryCore", "ControlServer", "AccessoryConfig", "ControlProtocol", "IOLoop", "SystemCalls",
+                "AccessoryCore", "ControlServer", "AccessoryConfig", "ControlProtocol", "JSONCodec", "IOLoop",
+                "SystemCalls",
                 "Systemd", "Hotplug", "AccessoryVersion", "CommandLineOptions",
             ],
             swiftSettings: strict,
@@ -152,7 +158,8 @@ let package = Package(
         .executableTarget(
             name: "accessoryctl",
             dependencies: [
-                "AccessoryClient", "ControlProtocol", "SystemCalls", "IOLoop", "TrafficTrace", "AttachTerminal",
+                "AccessoryClient", "ControlProtocol", "JSONCodec", "SystemCalls", "IOLoop", "TrafficTrace",
+                "AttachTerminal",
                 "AccessoryVersion",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
@@ -189,14 +196,14 @@ let package = Package(
         // echo-accessory is its pty peer.
         .executableTarget(
             name: "compare-bench",
-            dependencies: ["ControlProtocol", "SystemCalls"],
+            dependencies: ["ControlProtocol", "JSONCodec", "SystemCalls"],
             path: "bench/compare-bench",
             swiftSettings: strict
         ),
         // The soak program: accessoryd under random load with kills, cancels and unplugs.
         .executableTarget(
             name: "soak",
-            dependencies: ["ControlProtocol", "IOLoop", "SystemCalls", "AccessoryTestSupport"],
+            dependencies: ["ControlProtocol", "JSONCodec", "IOLoop", "SystemCalls", "AccessoryTestSupport"],
             path: "soak",
             swiftSettings: strict
         ),
@@ -242,24 +249,29 @@ let package = Package(
         ),
         .testTarget(
             name: "ConfigAndProtocolTests",
-            dependencies: ["AccessoryConfig", "ControlProtocol", "YAMLTree", "AccessoryTestSupport"],
+            dependencies: ["AccessoryConfig", "ControlProtocol", "JSONCodec", "YAMLTree", "AccessoryTestSupport"],
             swiftSettings: strict
         ),
         .testTarget(
             name: "ControlServerTests",
-            dependencies: ["ControlServer", "ControlProtocol", "IOLoop", "SystemCalls", "AccessoryTestSupport"],
+            dependencies: [
+                "ControlServer", "ControlProtocol", "JSONCodec", "IOLoop", "SystemCalls", "AccessoryTestSupport",
+            ],
             swiftSettings: strict
         ),
         .testTarget(
             name: "ClientTests",
-            dependencies: ["AccessoryClient", "ControlProtocol", "IOLoop", "SystemCalls", "AccessoryTestSupport"],
+            dependencies: [
+                "AccessoryClient", "ControlProtocol", "JSONCodec", "IOLoop", "SystemCalls", "AccessoryTestSupport",
+            ],
             swiftSettings: strict
         ),
         .testTarget(name: "AttachTerminalTests", dependencies: ["AttachTerminal"], swiftSettings: strict),
         .testTarget(
             name: "AccessoryCoreTests",
             dependencies: [
-                "AccessoryCore", "Operations", "Transports", "AccessoryConfig", "ControlProtocol", "IOLoop",
+                "AccessoryCore", "Operations", "Transports", "AccessoryConfig", "ControlProtocol", "JSONCodec",
+                "IOLoop",
                 "SystemCalls", "AccessorySimulator", "AccessoryTestSupport", "Hotplug",
             ],
             swiftSettings: strict
@@ -277,12 +289,12 @@ let package = Package(
         ),
         .testTarget(
             name: "TrafficTraceTests",
-            dependencies: ["TrafficTrace", "ControlProtocol", "SystemCalls", "AccessoryTestSupport"],
+            dependencies: ["TrafficTrace", "ControlProtocol", "JSONCodec", "SystemCalls", "AccessoryTestSupport"],
             swiftSettings: strict
         ),
         .testTarget(
             name: "IntegrationTests",
-            dependencies: ["ControlProtocol", "SystemCalls", "AccessoryTestSupport", "AccessoryVersion"],
+            dependencies: ["ControlProtocol", "JSONCodec", "SystemCalls", "AccessoryTestSupport", "AccessoryVersion"],
             swiftSettings: strict
         ),
     ]

@@ -1,4 +1,5 @@
 import ControlProtocol
+import JSONCodec
 
 /// The protocol's methods, typed. Each throws ``ClientError/rpc(_:)`` with the
 /// daemon's error (`unknown_device`, `timed_out`, …), ``ClientError/disconnected`` when the

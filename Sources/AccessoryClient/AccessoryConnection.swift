@@ -1,5 +1,6 @@
 import ControlProtocol
 import IOLoop
+import JSONCodec
 import SystemCalls
 
 /// A connection to accessoryd over its Unix socket, speaking the control protocol

@@ -1,3 +1,5 @@
+import JSONCodec
+
 /// One frame (a message with the accessory's framing removed) as results and `device.data`
 /// carry it: `{"data_base64":…}` always, plus `"data"` (text) when the bytes are valid UTF-8.
 ///

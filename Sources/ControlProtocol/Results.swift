@@ -1,3 +1,5 @@
+import JSONCodec
+
 /// The result of `transact`: `{"frames":[…],"elapsed_ms":…}`.
 ///
 /// Threading: a value. Any thread.

@@ -1,3 +1,5 @@
+import JSONCodec
+
 /// Why a line from the daemon could not be understood (client side).
 ///
 /// Threading: a value. Any thread.

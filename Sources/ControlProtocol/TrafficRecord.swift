@@ -1,3 +1,5 @@
+import JSONCodec
+
 /// Bytes that went to or came from an accessory, as `device.traffic` notifications and trace
 /// files carry them: when (wall clock, microseconds), which way, and for bytes sent, which
 /// client's request caused them.

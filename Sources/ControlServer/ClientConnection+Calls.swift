@@ -1,4 +1,5 @@
 import ControlProtocol
+import JSONCodec
 
 /// The JSON-RPC calls that are not one plain request: refusals, notifications, `rpc.discover`
 /// and batches. A plain request takes the shorter way in `processLine`.

@@ -1,4 +1,5 @@
 import ControlProtocol
+import JSONCodec
 import Synchronization
 
 /// A snapshot of the control server's counters, for `daemon.status`.

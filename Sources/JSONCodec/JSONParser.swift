@@ -46,12 +46,12 @@ package struct JSONParser {
         }
     }
 
-    let bytes: UnsafeBufferPointer<UInt8>
+    package let bytes: UnsafeBufferPointer<UInt8>
     let options: Options
-    var position = 0
+    package var position = 0
     var depth = 0
 
-    init(bytes: UnsafeBufferPointer<UInt8>, options: Options) {
+    package init(bytes: UnsafeBufferPointer<UInt8>, options: Options) {
         self.bytes = bytes
         self.options = options
     }
@@ -66,7 +66,7 @@ package struct JSONParser {
     }
 
     @inline(__always)
-    mutating func skipWhitespace() {
+    package mutating func skipWhitespace() {
         while position < bytes.count {
             switch bytes[position] {
             case UInt8(ascii: " "), UInt8(ascii: "\n"), UInt8(ascii: "\r"), UInt8(ascii: "\t"): position += 1

@@ -7,14 +7,14 @@
 /// inside a string literal it is copied as it is, in both directions.
 ///
 /// Threading: stateless. Any thread.
-enum JSONStringScan {
+package enum JSONStringScan {
     /// The index of the first byte at or after `start` that is not plain, or `bytes.count` if
     /// there is none. On a little-endian machine plain ASCII is crossed eight bytes at a time,
     /// and the byte that stops the scan is found inside its word (the lowest flagged byte of the
     /// word's mask is exact): a short string, a key, is crossed in one step. Elsewhere it is
     /// ``firstNonPlainBytewise(in:from:)``, which answers the same.
     @inline(__always)
-    static func firstNonPlain(in bytes: UnsafeBufferPointer<UInt8>, from start: Int) -> Int {
+    package static func firstNonPlain(in bytes: UnsafeBufferPointer<UInt8>, from start: Int) -> Int {
         #if _endian(little)
             guard let base = bytes.baseAddress else { return start }
             var index = start
@@ -33,7 +33,7 @@ enum JSONStringScan {
     /// ``firstNonPlain(in:from:)`` one byte at a time: the portable scan (any byte order), the
     /// tail of the word scan, and what the tests compare the word scan with.
     @inline(__always)
-    static func firstNonPlainBytewise(in bytes: UnsafeBufferPointer<UInt8>, from start: Int) -> Int {
+    package static func firstNonPlainBytewise(in bytes: UnsafeBufferPointer<UInt8>, from start: Int) -> Int {
         var index = start
         let count = bytes.count
         while index < count {
@@ -45,7 +45,7 @@ enum JSONStringScan {
 
     /// Printable ASCII other than `"` and `\`.
     @inline(__always)
-    static func isPlain(_ byte: UInt8) -> Bool {
+    package static func isPlain(_ byte: UInt8) -> Bool {
         byte >= 0x20 && byte < 0x80 && byte != UInt8(ascii: "\"") && byte != UInt8(ascii: "\\")
     }
 
@@ -54,7 +54,7 @@ enum JSONStringScan {
     /// little-endian load the lowest set bit marks the first non-plain byte exactly. Only
     /// little-endian callers locate a byte by the mask (`#if _endian(little)`).
     @inline(__always)
-    static func nonPlainMask(_ word: UInt64) -> UInt64 {
+    package static func nonPlainMask(_ word: UInt64) -> UInt64 {
         let nonASCII = word & highBits
         let control = (word &- 0x2020_2020_2020_2020) & ~word & highBits
         let quote = zeroBytes(word ^ 0x2222_2222_2222_2222)

@@ -7,14 +7,14 @@
 /// Threading: stateless. Any thread.
 package enum Base64 {
     /// Appends the encoding of `bytes` to `buffer`.
-    static func encode(_ bytes: UnsafeBufferPointer<UInt8>, into buffer: inout [UInt8]) {
+    package static func encode(_ bytes: UnsafeBufferPointer<UInt8>, into buffer: inout [UInt8]) {
         encode(bytes, to: &buffer)
     }
 
     /// The encoding of `bytes`, written to any sink a chunk at a time (for an array, through a
     /// stack buffer and one copy: filling the array with zeros first and overwriting them cost
     /// more than the encoding).
-    static func encode(_ bytes: UnsafeBufferPointer<UInt8>, to sink: inout some JSONSink) {
+    package static func encode(_ bytes: UnsafeBufferPointer<UInt8>, to sink: inout some JSONSink) {
         guard let base = bytes.baseAddress else { return }
         pairs.withUnsafeBufferPointer { pairs in
             var index = 0
@@ -78,7 +78,7 @@ package enum Base64 {
     }
 
     /// Characters in the encoding of `count` bytes.
-    static func encodedCount(_ count: Int) -> Int { (count + 2) / 3 * 4 }
+    package static func encodedCount(_ count: Int) -> Int { (count + 2) / 3 * 4 }
 
     /// Input bytes encoded per chunk (a multiple of 3): they make at most 1,024 characters, the
     /// most `withUnsafeTemporaryAllocation` puts on the stack (with 4 KiB it called
@@ -106,7 +106,7 @@ package enum Base64 {
     }
 
     /// The encoding of `bytes` as a string.
-    static func encodedString(_ bytes: some Collection<UInt8>) -> String {
+    package static func encodedString(_ bytes: some Collection<UInt8>) -> String {
         var output: [UInt8] = []
         encode(bytes, into: &output)
         return String(decoding: output, as: UTF8.self)
@@ -127,7 +127,7 @@ package enum Base64 {
     }
 
     /// Decodes base64 text given as bytes.
-    static func decode(buffer text: UnsafeBufferPointer<UInt8>) -> Result<[UInt8], Base64Error> {
+    package static func decode(buffer text: UnsafeBufferPointer<UInt8>) -> Result<[UInt8], Base64Error> {
         let count = text.count
         guard count % 4 == 0 else { return .failure(.invalidLength(count)) }
         if count == 0 { return .success([]) }
