@@ -123,7 +123,7 @@ let package = Package(
         // udev monitor and enumeration, the by-id folder watcher, identity matching.
         .target(
             name: "Hotplug",
-            dependencies: ["IOLoop", "SystemCalls", "CUdev", "AccessoryConfig"],
+            dependencies: ["IOLoop", "SystemCalls", "CUdev"],
             swiftSettings: strict
         ),
         // Accessories: registry, state machine, request operations, access policy.
@@ -224,7 +224,7 @@ let package = Package(
         ),
         .testTarget(
             name: "HotplugTests",
-            dependencies: ["Hotplug", "AccessoryConfig", "IOLoop", "SystemCalls", "AccessoryTestSupport"],
+            dependencies: ["Hotplug", "IOLoop", "SystemCalls", "AccessoryTestSupport"],
             swiftSettings: strict
         ),
         .testTarget(

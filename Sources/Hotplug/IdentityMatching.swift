@@ -1,4 +1,3 @@
-import AccessoryConfig
 import SystemCalls
 
 /// Decides whether a configured accessory is a given device. Pure apart from resolving a
@@ -14,9 +13,9 @@ public enum IdentityMatching {
     /// `ID_VENDOR_ID`/`ID_MODEL_ID` (hex, any case), `serial` against `ID_SERIAL_SHORT` (exactly),
     /// `by_id` against a `DEVLINKS` entry `/dev/serial/by-id/<by_id>`. A match that configures no
     /// field matches nothing. Any thread.
-    public static func matches(_ match: UdevMatch, accessoryName: String, device: DeviceIdentity) -> Bool {
+    public static func matches(_ match: DeviceMatch, accessoryName: String, device: DeviceIdentity) -> Bool {
         if let tagged = device.accessoryName, tagged == accessoryName { return true }
-        guard match != UdevMatch() else { return false }
+        guard match != DeviceMatch() else { return false }
         if let vendor = match.vendorID, !sameHex(vendor, device.vendorID) { return false }
         if let product = match.productID, !sameHex(product, device.productID) { return false }
         if let serial = match.serial, serial != device.serial { return false }
