@@ -22,7 +22,9 @@ struct DeviceMatchMappingTests {
     @Test("a configured match decides as Hotplug's own would")
     func decidesTheSame() {
         let device = DeviceIdentity(properties: ["ID_VENDOR_ID": "0403", "ID_MODEL_ID": "6001", "ID_SERIAL_SHORT": "S"])
-        #expect(IdentityMatching.matches(UdevMatch(vendorID: "0x0403", serial: "S"), accessoryName: "a", device: device))
+        #expect(
+            IdentityMatching.matches(UdevMatch(vendorID: "0x0403", serial: "S"), accessoryName: "a", device: device)
+        )
         #expect(!IdentityMatching.matches(UdevMatch(productID: "6015"), accessoryName: "a", device: device))
         #expect(!IdentityMatching.matches(UdevMatch(), accessoryName: "a", device: device))
     }

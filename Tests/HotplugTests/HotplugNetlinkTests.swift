@@ -47,8 +47,12 @@ struct HotplugNetlinkTests {
         )
         #expect(d.isInitialized, "libudev marks what udevd sends as initialized")
         #expect(d.properties["SEQNUM"] == "1")
-        #expect(IdentityMatching.matches(DeviceMatch(vendorID: "0403", productID: "6001"), accessoryName: "m", device: d))
-        #expect(IdentityMatching.matches(DeviceMatch(byID: "usb-FTDI_FAKE01-if00-port0"), accessoryName: "m", device: d))
+        #expect(
+            IdentityMatching.matches(DeviceMatch(vendorID: "0403", productID: "6001"), accessoryName: "m", device: d)
+        )
+        #expect(
+            IdentityMatching.matches(DeviceMatch(byID: "usb-FTDI_FAKE01-if00-port0"), accessoryName: "m", device: d)
+        )
         #expect(IdentityMatching.matches(path: slavePath, device: d))
         let slave = try FileIO.open(d.devName ?? "", flags: O_RDWR | O_NOCTTY | O_NONBLOCK)
         slave.close()

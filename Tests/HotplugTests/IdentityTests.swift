@@ -73,7 +73,9 @@ struct IdentityTests {
     @Test("hex case on the device side does not matter either")
     func deviceHexCase() {
         let d = usbSerial(["ID_VENDOR_ID": "10C4", "ID_MODEL_ID": "EA60"])
-        #expect(IdentityMatching.matches(DeviceMatch(vendorID: "10c4", productID: "ea60"), accessoryName: "x", device: d))
+        #expect(
+            IdentityMatching.matches(DeviceMatch(vendorID: "10c4", productID: "ea60"), accessoryName: "x", device: d)
+        )
         #expect(IdentityMatching.matches(DeviceMatch(vendorID: "10C4"), accessoryName: "x", device: d))
     }
 
