@@ -13,9 +13,9 @@ extension ClientConnection {
     /// request line. Any thread.
     public func beginRawInput(_ input: @escaping @Sendable ([UInt8]) -> Void) {
         loop.perform {
-            guard self.phase != .closed, self.inputMode.isAwaitingRaw else { return }
-            self.inputMode = .raw(input)
-            self.attachPending.store(false, ordering: .releasing)
+            guard self.state.move(to: .raw) != nil else { return }
+            self.awaitedAttach = nil
+            self.rawSink = input
             let early = self.takeBytesAfterAttach()
             if !early.isEmpty { input(early) }
             self.updateInterest()
@@ -26,7 +26,7 @@ extension ClientConnection {
     /// Any thread.
     public func pauseRawInput(_ paused: Bool) {
         loop.perform {
-            guard self.phase != .closed, self.rawInputPaused != paused else { return }
+            guard self.state.current != .closed, self.rawInputPaused != paused else { return }
             self.rawInputPaused = paused
             self.updateInterest()
         }
@@ -36,8 +36,8 @@ extension ClientConnection {
     /// answered. Control loop only.
     func awaitAttachAnswer(_ id: RequestID) {
         loop.assertInLoop()
-        inputMode = .awaitingRaw(id)
-        attachPending.store(true, ordering: .releasing)
+        guard state.move(to: .awaitingAttach) != nil else { return }
+        awaitedAttach = id
         updateInterest()
     }
 
@@ -45,9 +45,8 @@ extension ClientConnection {
     /// again, starting with the bytes that followed it. Control loop only.
     func attachRefused(_ id: RequestID) {
         loop.assertInLoop()
-        guard phase != .closed, case .awaitingRaw(let attachID) = inputMode, attachID == id else { return }
-        inputMode = .requests
-        attachPending.store(false, ordering: .releasing)
+        guard state.current == .awaitingAttach, awaitedAttach == id, state.move(to: .requests) != nil else { return }
+        awaitedAttach = nil
         let early = takeBytesAfterAttach()
         if !early.isEmpty { consumeRequestBytes(early[...]) }
         updateInterest()
