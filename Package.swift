@@ -1,6 +1,7 @@
 // swift-tools-version: 6.1
 // accessoryd: a Linux daemon that owns serial and Bluetooth-RFCOMM accessories.
-// Targets and their layering are described in docs/architecture.md ("Modules"); dependencies point down.
+// Targets and their layering: docs/architecture.md ("Modules"), whose module graph is generated from this
+// file by scripts/module-graph.py (`make docs-check` fails when it differs); dependencies point down.
 import PackageDescription
 
 let strict: [SwiftSetting] = [
