@@ -11,7 +11,7 @@ extension ClientConnection {
     /// The `attach` succeeded (its response is sent): what the client sends from now on goes to
     /// `input`, on the control loop thread, in order, starting with any bytes that followed the
     /// request line. Any thread.
-    public func beginRawInput(_ input: @escaping @Sendable ([UInt8]) -> Void) {
+    package func beginRawInput(_ input: @escaping @Sendable ([UInt8]) -> Void) {
         loop.perform {
             guard self.state.move(to: .raw) != nil else { return }
             self.awaitedAttach = nil
@@ -24,7 +24,7 @@ extension ClientConnection {
 
     /// Stops or restarts reading raw input: back-pressure from the device the bytes go to.
     /// Any thread.
-    public func pauseRawInput(_ paused: Bool) {
+    package func pauseRawInput(_ paused: Bool) {
         loop.perform {
             guard self.state.current != .closed, self.rawInputPaused != paused else { return }
             self.rawInputPaused = paused

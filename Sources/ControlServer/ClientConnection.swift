@@ -15,11 +15,11 @@ import SystemCalls
 ///
 /// Threading: the senders, ``id``, ``credentials``, ``isOpen`` and ``outboundBytes`` are any
 /// thread; everything else is control loop only.
-public final class ClientConnection: @unchecked Sendable {  // @unchecked: vars are loop-confined or atomic.
+package final class ClientConnection: @unchecked Sendable {  // @unchecked: vars are loop-confined or atomic.
     /// Unique among this server's connections (increasing, never reused). Any thread.
-    public let id: UInt64
+    package let id: UInt64
     /// Who connected (`SO_PEERCRED` at accept). Any thread.
-    public let credentials: ClientCredentials
+    package let credentials: ClientCredentials
 
     let server: ControlServer
     let loop: IOLoop
@@ -70,7 +70,7 @@ public final class ClientConnection: @unchecked Sendable {  // @unchecked: vars 
     var firstRequestTimer: LoopTimer?
 
     /// Why the connection closed (or is closing); `nil` while open. Control loop only.
-    public internal(set) var closeReason: CloseReason?
+    package internal(set) var closeReason: CloseReason?
 
     init(id: UInt64, credentials: ClientCredentials, server: ControlServer) {
         self.id = id
@@ -83,13 +83,13 @@ public final class ClientConnection: @unchecked Sendable {  // @unchecked: vars 
 
     /// False once the connection is closed or closing (not while it drains: a client that
     /// half-closed is still owed its replies). Any thread.
-    public var isOpen: Bool { state.current.acceptsLines }
+    package var isOpen: Bool { state.current.acceptsLines }
 
     /// Bytes sent to this client and not yet written to its socket. Any thread.
-    public var outboundBytes: Int { queuedBytes.load(ordering: .relaxed) }
+    package var outboundBytes: Int { queuedBytes.load(ordering: .relaxed) }
 
     /// Requests handed to the handler and not yet answered. Control loop only.
-    public var pendingRequestCount: Int {
+    package var pendingRequestCount: Int {
         loop.preconditionInLoop()
         return output.withLock { $0.pendingRequests }
     }
@@ -97,7 +97,7 @@ public final class ClientConnection: @unchecked Sendable {  // @unchecked: vars 
     // MARK: - Senders (any thread)
 
     /// Answers request `id` with `result`. Any thread.
-    public func respond(id: RequestID, result: some JSONEncodable) {
+    package func respond(id: RequestID, result: some JSONEncodable) {
         guard isOpen else { return }
         let line = fitted(ResponseEncoder.successLine(id: id, result: result), id: id)
         if routedCount.load(ordering: .relaxed) > 0, reroute(line, for: id) { return }
@@ -106,7 +106,7 @@ public final class ClientConnection: @unchecked Sendable {  // @unchecked: vars 
 
     /// Answers request `id` with an error. If it was an `attach`, the connection then reads
     /// requests again. Any thread.
-    public func respond(id: RequestID, error: RPCError) {
+    package func respond(id: RequestID, error: RPCError) {
         guard isOpen else { return }
         var line: [UInt8] = []
         ResponseEncoder.failure(id: id, error: error, into: &line)
@@ -120,12 +120,12 @@ public final class ClientConnection: @unchecked Sendable {  // @unchecked: vars 
 
     /// Answers a request with a response line the caller encoded (with `ResponseEncoder`, ending
     /// in `\n`). Any thread.
-    public func respond(encodedLine line: [UInt8]) {
+    package func respond(encodedLine line: [UInt8]) {
         deliver(line, isResponse: true)
     }
 
     /// Sends a notification. Any thread.
-    public func notify(method: String, params: some JSONEncodable) {
+    package func notify(method: String, params: some JSONEncodable) {
         guard isOpen else { return }
         var line: [UInt8] = []
         ResponseEncoder.notification(method: method, params: params, into: &line)
@@ -134,20 +134,20 @@ public final class ClientConnection: @unchecked Sendable {  // @unchecked: vars 
 
     /// Sends a line the caller encoded (a notification, ending in `\n`). Encode once and send the
     /// same array to many connections: it is shared, not copied. Any thread.
-    public func send(line: [UInt8]) {
+    package func send(line: [UInt8]) {
         deliver(line, isResponse: false)
     }
 
     /// Closes the connection (what is queued is dropped); the handler hears
     /// ``ControlRequestHandler/connectionDidClose(_:)`` as usual. Any thread.
-    public func disconnect(_ reason: String) {
+    package func disconnect(_ reason: String) {
         closeSoon(.disconnected(reason))
     }
 
     /// Closes the connection once the lines sent before this call are written (within the linger
     /// timeout): the client reads what it was told last, such as why it is being disconnected.
     /// Nothing sent after this call goes out. Any thread.
-    public func disconnectAfterFlushing(_ reason: String) {
+    package func disconnectAfterFlushing(_ reason: String) {
         loop.perform { self.closeAfterFlushing(.disconnected(reason)) }
     }
 
@@ -165,9 +165,9 @@ public final class ClientConnection: @unchecked Sendable {  // @unchecked: vars 
 }
 
 extension ClientConnection: Hashable, Identifiable, CustomStringConvertible {
-    public static func == (a: ClientConnection, b: ClientConnection) -> Bool { a === b }
-    public func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(self)) }
+    package static func == (a: ClientConnection, b: ClientConnection) -> Bool { a === b }
+    package func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(self)) }
 
     /// "client #7 (pid 1234, uid 1000, gid 1000)". Any thread.
-    public var description: String { "client #\(id) (\(credentials))" }
+    package var description: String { "client #\(id) (\(credentials))" }
 }
