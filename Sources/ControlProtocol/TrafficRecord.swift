@@ -10,11 +10,11 @@ import JSONCodec
 /// only on `tx` (a raw `attach` session's bytes carry the `attach` request's id).
 ///
 /// Threading: a value. Any thread.
-public struct TrafficRecord: Sendable, Hashable {
+package struct TrafficRecord: Sendable, Hashable {
     /// `rx`: from the device; `tx`: to the device.
     ///
     /// Threading: a value. Any thread.
-    public enum Direction: String, Sendable, Hashable, CaseIterable {
+    package enum Direction: String, Sendable, Hashable, CaseIterable {
         case rx
         case tx
     }

@@ -4,17 +4,17 @@
 /// `match:` to it where the two meet (AccessoryCore).
 ///
 /// Threading: a value. Any thread.
-public struct DeviceMatch: Sendable, Equatable {
+package struct DeviceMatch: Sendable, Equatable {
     /// `ID_VENDOR_ID`, hex (compared without regard to case or a `0x` prefix).
-    public var vendorID: String?
+    package var vendorID: String?
     /// `ID_MODEL_ID`, hex (compared as ``vendorID`` is).
-    public var productID: String?
+    package var productID: String?
     /// `ID_SERIAL_SHORT`, exactly.
-    public var serial: String?
+    package var serial: String?
     /// A link name under `/dev/serial/by-id/`.
-    public var byID: String?
+    package var byID: String?
 
-    public init(vendorID: String? = nil, productID: String? = nil, serial: String? = nil, byID: String? = nil) {
+    package init(vendorID: String? = nil, productID: String? = nil, serial: String? = nil, byID: String? = nil) {
         self.vendorID = vendorID
         self.productID = productID
         self.serial = serial
