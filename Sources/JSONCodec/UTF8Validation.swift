@@ -5,8 +5,8 @@
 package enum UTF8Validation {
     /// The length of the well-formed sequence starting at `index`, or `nil` if the bytes there
     /// are not well-formed UTF-8. `index` must be in bounds.
-    @inline(__always)
-    package static func sequenceLength(in bytes: UnsafeBufferPointer<UInt8>, at index: Int) -> Int? {
+    @inlinable @inline(__always)
+    public static func sequenceLength(in bytes: UnsafeBufferPointer<UInt8>, at index: Int) -> Int? {
         let lead = bytes[index]
         if lead < 0x80 { return 1 }
         let remaining = bytes.count - index
