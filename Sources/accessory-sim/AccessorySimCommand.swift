@@ -139,6 +139,8 @@ struct AccessorySimCommand: ParsableCommand {
     @Option(help: ArgumentHelp("Longest inbound line or frame, in bytes.", valueName: "bytes"))
     var maxLength: Int = 65_536
 
+    @OptionGroup var replayArguments: ReplayArguments
+
     func validate() throws {
         if count < 1 { throw ValidationError("--count must be at least 1") }
         if personality == .script && script == nil { throw ValidationError("--personality script needs --script FILE") }
@@ -161,7 +163,12 @@ struct AccessorySimCommand: ParsableCommand {
         if !(0...1).contains(garbageProbability) { throw ValidationError("--garbage-probability must be in 0...1") }
         if maxLength < 1 { throw ValidationError("--max-length must be at least 1") }
         if let n = name, n.isEmpty || n.contains(" ") { throw ValidationError("--name must be non-empty, no spaces") }
+        try replayArguments.validate(personality: personality)
+        if replayArguments.replay != nil && count > 1 { throw ValidationError("--replay plays one accessory (--count 1)") }
     }
+
+    /// `--personality`, `replay` when `--replay FILE` is given.
+    var chosenPersonality: PersonalityArgument { replayArguments.replay != nil ? .replay : personality }
 
     func run() throws {
         FileIO.ignoreSignal(SIGPIPE)
@@ -210,6 +217,7 @@ struct AccessorySimCommand: ParsableCommand {
         loop.run()
         for a in accessories { a.stop() }
         loop.shutdown()
+        if case .replay(let plan) = base.personality, replayArguments.finish(plan) { throw ExitCode(1) }
     }
 
     static func report(_ event: SimulatorEvent, name: String) {
@@ -221,14 +229,17 @@ struct AccessorySimCommand: ParsableCommand {
 
     func baseConfiguration() throws(SimulatorError) -> SimulatorConfiguration {
         let p: Personality
-        switch personality {
+        switch chosenPersonality {
         case .echo: p = .echo
         case .atModem: p = .atModem
         case .nmea: p = .nmea
         case .framed: p = .framed(Framing(rawValue: framing.rawValue) ?? .slip)
         case .script: p = .script(try SimulatorScript.load(path: script ?? ""))
+        case .replay:
+            guard let plan = try replayArguments.plan() else { throw .invalidConfiguration("--replay FILE is missing") }
+            p = .replay(plan)
         }
-        let defaultTerminator: LineTerminator = personality == .echo ? .lf : .any
+        let defaultTerminator: LineTerminator = chosenPersonality == .echo ? .lf : .any
         let faults = FaultSwitches(
             lateBy: lateMs.map { .milliseconds($0) },
             lateEvery: lateEvery,
@@ -239,7 +250,7 @@ struct AccessorySimCommand: ParsableCommand {
             reappearAfter: reappearAfterMs.map { .milliseconds($0) }
         )
         return SimulatorConfiguration(
-            name: name ?? personality.rawValue,
+            name: name ?? chosenPersonality.rawValue,
             personality: p,
             terminator: terminator.flatMap { LineTerminator(rawValue: $0.rawValue) } ?? defaultTerminator,
             responseDelay: .milliseconds(delayMs),

@@ -1,0 +1,121 @@
+import IOLoop
+import TrafficTrace
+
+/// The `replay` personality: answers the program's requests with a recording's replies, at the
+/// recorded delays, and plays its unsolicited frames at their recorded times (docs/replay.md).
+/// Everything it writes leaves through ``due(at:)`` at a scheduled instant, so how late each
+/// frame left is measured in one place.
+///
+/// Owned by one accessory; loop thread only.
+struct ReplayResponder: Responder {
+    let plan: ReplayPlan
+    private var matcher: ReplayMatcher
+    private var pending: [UInt8] = []
+    private let maxLength: Int
+    /// What is still to be written, in due order (ties in the order scheduled).
+    private var schedule: [(due: LoopInstant, bytes: [UInt8])] = []
+    private var requests = 0
+    let structuralBytes: Set<UInt8> = []
+
+    init(plan: ReplayPlan, maxLength: Int) {
+        self.plan = plan
+        self.maxLength = maxLength
+        self.matcher = ReplayMatcher(recording: plan.recording, options: plan.options)
+        plan.ledger.update { $0.unaskedLines = matcher.unaskedLines }
+    }
+
+    var nextDue: LoopInstant? { schedule.first?.due }
+
+    mutating func started(at now: LoopInstant) {
+        let chunks = plan.options.unsolicitedClock == .start ? matcher.allUnsolicited : matcher.leading
+        for chunk in chunks { add(chunk, from: now) }
+    }
+
+    mutating func receive(_ bytes: ArraySlice<UInt8>) -> [Output] { receive(bytes, at: .init(nanoseconds: 0)) }
+
+    mutating func receive(_ bytes: ArraySlice<UInt8>, at now: LoopInstant) -> [Output] {
+        guard let delimiter = matcher.delimiter else {
+            handle(Array(bytes), at: now)
+            return []
+        }
+        for byte in bytes {
+            pending.append(byte)
+            if byte == delimiter || pending.count >= maxLength {
+                let request = pending
+                pending.removeAll(keepingCapacity: true)
+                handle(request, at: now)
+            }
+        }
+        return []
+    }
+
+    mutating func due(at now: LoopInstant) -> [Output] {
+        var out: [Output] = []
+        var lateness: [Int64] = []
+        while let first = schedule.first, first.due <= now {
+            schedule.removeFirst()
+            let late = now - first.due
+            lateness.append(late.components.seconds * 1_000_000 + late.components.attoseconds / 1_000_000_000_000)
+            out.append(.unsolicited(first.bytes))
+        }
+        if !lateness.isEmpty {
+            plan.ledger.update { report in
+                report.framesPlayed += lateness.count
+                let room = ReplayReport.keptSamples - report.latenessMicroseconds.count
+                report.latenessMicroseconds += lateness.prefix(max(room, 0))
+            }
+        }
+        return out
+    }
+
+    private mutating func handle(_ request: [UInt8], at now: LoopInstant) {
+        requests += 1
+        switch matcher.match(request) {
+        case .matched(let index, let repeated):
+            play(index, at: now, withFollowers: true)
+            let unasked = matcher.unaskedLines
+            plan.ledger.update {
+                $0.matched += 1
+                if repeated { $0.repeated += 1 }
+                $0.unaskedLines = unasked
+            }
+        case .mismatch(let expected, let nearest, let reason):
+            let exchange = expected.map { matcher.exchanges[$0] }
+            let mismatch = ReplayReport.Mismatch(
+                got: TrafficText.escaped(request),
+                expected: exchange.map { TrafficText.escaped($0.request) },
+                expectedLine: exchange?.line,
+                reason: reason
+            )
+            var message = "replay: mismatch: request \(requests) \"\(mismatch.got)\" \(reason)"
+            if let exchange, let text = mismatch.expected {
+                message += "; expected \"\(text)\" (\(plan.file) line \(exchange.line))"
+            }
+            if plan.options.lenient, let nearest {
+                message += "; answering as line \(matcher.exchanges[nearest].line) (lenient)"
+                play(nearest, at: now, withFollowers: false)
+            } else {
+                message += "; not answered"
+            }
+            plan.ledger.say(message)
+            plan.ledger.update {
+                $0.mismatched += 1
+                if $0.mismatches.count < ReplayReport.keptMismatches { $0.mismatches.append(mismatch) }
+            }
+        }
+    }
+
+    private mutating func play(_ index: Int, at now: LoopInstant, withFollowers: Bool) {
+        let exchange = matcher.exchanges[index]
+        for chunk in exchange.replies { add(chunk, from: now) }
+        if withFollowers, plan.options.unsolicitedClock == .request {
+            for chunk in exchange.followers { add(chunk, from: now) }
+        }
+    }
+
+    private mutating func add(_ chunk: TimedChunk, from origin: LoopInstant) {
+        let due = origin + plan.options.pace.scale(microseconds: chunk.offsetMicroseconds)
+        let position = schedule.lastIndex { $0.due <= due }.map { $0 + 1 } ?? 0
+        schedule.insert((due, chunk.bytes), at: position)
+    }
+}
