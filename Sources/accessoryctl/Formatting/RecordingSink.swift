@@ -17,7 +17,7 @@ final class RecordingSink: @unchecked Sendable {
         var redactor: ByteRedactor
         var startMicroseconds: Int64?
         var lastTime: Int64 = 0
-        var nextLine = 2
+        var nextLine = 1
         var currentRequestLine: Int?
         var failure: String?
     }
