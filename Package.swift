@@ -282,7 +282,7 @@ let package = Package(
         ),
         .testTarget(
             name: "IntegrationTests",
-            dependencies: ["ControlProtocol", "SystemCalls", "AccessoryTestSupport", "AccessoryVersion"],
+            dependencies: ["ControlProtocol", "SystemCalls", "AccessoryTestSupport", "AccessoryVersion", "TrafficTrace"],
             swiftSettings: strict
         ),
     ]

@@ -3,6 +3,7 @@ import ControlProtocol
 import Glibc
 import SystemCalls
 import Testing
+import TrafficTrace
 
 /// Record and replay, end to end (docs/replay.md): a client script sends 50 AT commands to the
 /// simulated modem through the daemon while `accessoryctl record` records; the recording is
@@ -124,26 +125,41 @@ import Testing
         try s.simulator("modem", ["--personality", "at-modem", "--drop-every", "7"])
         try s.startDaemon(accessories: [modem(s)])
         let recording = s.directory.file("modem.recording")
+        let recorder = try startRecorder(in: s, to: recording, redact.flatMap { ["--redact", $0] })
+        defer { recorder.kill() }
+        let seen = try runScript(["daemon", s.socketPath, "modem"], commands: commands, in: s, label: "recorded")
+        stop(recorder, at: recording, requests: commands.count)
+        return (recording, seen)
+    }
+
+    /// Starts `accessoryctl record modem -o recording` plus `extra`; returns once it has
+    /// subscribed (it writes the header then).
+    static func startRecorder(in s: Scenario, device: String = "modem", to recording: String, _ extra: [String] = [])
+        throws -> ChildRun
+    {
         let recorder = try ChildRun(
             label: "accessoryctl record",
             executable: try BuiltProducts.executable("accessoryctl"),
-            arguments: ["--socket", s.socketPath, "record", "modem", "-o", recording] + redact.flatMap { ["--redact", $0] },
-            stdoutPath: s.directory.file("record.out"),
-            stderrPath: s.directory.file("record.err")
+            arguments: ["--socket", s.socketPath, "record", device, "-o", recording] + extra,
+            stdoutPath: s.directory.file("record-\(device).out"),
+            stderrPath: s.directory.file("record-\(device).err")
         )
-        defer { recorder.kill() }
-        // The header is written once the subscription is in place.
         let subscribed = Wait.until(seconds: 15) { TemporaryDirectory.contents(of: recording).hasSuffix("}\n") }
         #expect(subscribed, "the recorder did not start: \(recorder.stderr)")
-        let seen = try runScript(["daemon", s.socketPath, "modem"], commands: commands, in: s, label: "recorded")
-        // The last answer is in the file once its line is (the script has it, so the daemon sent it).
-        let lastAnswer = seen.arrayValue?.last.flatMap { Self.reply($0) }?.arrayValue?.last?.stringValue ?? ""
+        return recorder
+    }
+
+    /// Stops the recorder once `requests` requests and the answer to the last are in the file:
+    /// the script has its last answer, so the daemon has read it; the recorder gets it next.
+    static func stop(_ recorder: ChildRun, at recording: String, requests: Int) {
         _ = Wait.until(seconds: 10) {
-            TemporaryDirectory.contents(of: recording).split(separator: "\n").filter { $0.contains("\"dir\":\"tx\"") }.count
-                == commands.count && (lastAnswer.isEmpty || TemporaryDirectory.contents(of: recording).hasSuffix("}\n"))
+            guard let read = try? Recordings.read(recording) else { return false }
+            let session = Recordings.session(read)
+            return session.exchanges.count == requests
+                && (session.exchanges.last?.reply.hasSuffix("OK\\r\\n") == true
+                    || session.exchanges.last?.reply.hasSuffix("ERROR\\r\\n") == true)
         }
         #expect(recorder.terminate() == .exited(0), "\(recorder.stderr)")
-        return (recording, seen)
     }
 
     /// Starts `accessory-sim --replay` on `recording` with `extra` options.
@@ -183,8 +199,17 @@ import Testing
             accessories: [Self.modem(second, source: "simulate: {personality: replay, file: \(recording), report: \(replayReport)}")],
             ready: ["modem"]
         )
+        // Recorded again: the two recordings are the same session, up to timestamps.
+        let again = second.directory.file("again.recording")
+        let recorder = try Self.startRecorder(in: second, to: again)
+        defer { recorder.kill() }
         let viaDaemon = try Self.runScript(["daemon", second.socketPath, "modem"], commands: Self.commands, in: second, label: "daemon")
         #expect(viaDaemon == recorded, "through the daemon on the replay:\n\(viaDaemon)\nrecorded:\n\(recorded)")
+        Self.stop(recorder, at: again, requests: Self.commands.count)
+        let first = Recordings.session(try Recordings.read(recording))
+        let fromReplay = Recordings.session(try Recordings.read(again))
+        #expect(first == fromReplay, "recorded:\n\(first)\nrecorded from the replay:\n\(fromReplay)")
+        #expect(first.exchanges.count == 50)
     }
 
     @Test(.enabled(if: missing == nil, "\(missing ?? "")"))

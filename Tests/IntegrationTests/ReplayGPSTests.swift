@@ -1,0 +1,97 @@
+import AccessoryTestSupport
+import ControlProtocol
+import Glibc
+import SystemCalls
+import Testing
+import TrafficTrace
+
+/// A GPS session recorded and replayed into gpsd (docs/replay.md): gpsd reads the simulated
+/// receiver through a `monitor` view while `accessoryctl record` records; then a daemon whose
+/// accessory is `simulate: {personality: replay}` plays the recording into a `monitor` view that
+/// another gpsd reads, and is recorded again. gpsd reports the recorded positions; the replayed
+/// sentences' times are compared with the recorded ones (the drift, p50/p99, printed).
+///
+/// The recording lasts `ACCESSORYD_REPLAY_GPS_SECONDS` (default 8 s, to keep `make test`
+/// short; docs/replay.md has the figures of a 60 s run and its command).
+///
+/// Threading: the test's thread; it owns its scenarios, gpsd and gpspipe.
+@Suite struct ReplayGPSTests {
+    static let seconds: Int = {
+        guard let text = getenv("ACCESSORYD_REPLAY_GPS_SECONDS").map({ String(cString: $0) }), let value = Int(text),
+            (2...3600).contains(value)
+        else { return 8 }
+        return value
+    }()
+
+    static let framing = #"{type: line, delimiter: "\r\n", terminator: "\r\n"}"#
+    static let members = #"unsolicited: ['^\$GP'], views: [{pty: gps, mode: monitor}]"#
+
+    /// Records for `seconds` while gpsd reads the view; returns the fixes gpsd reported.
+    static func record(_ s: Scenario, to recording: String, seconds: Int) throws -> [GPSFix] {
+        let gpsd = try GPSDRun(device: s.runtimeDirectory + "/tty/gps", in: s.directory)
+        defer { gpsd.finish() }
+        let recorder = try ReplayModemTests.startRecorder(
+            in: s,
+            device: "gps",
+            to: recording,
+            ["--duration", String(seconds * 1000)]
+        )
+        defer { recorder.kill() }
+        #expect(recorder.wait(seconds: Double(seconds) + 20) == .exited(0), "\(recorder.stderr)")
+        return gpsd.fixes
+    }
+
+    @Test(.enabled(if: GPSDRun.missing == nil, "\(GPSDRun.missing ?? "")"))
+    func gpsdReportsTheRecordedPositionsFromTheReplayAtTheRecordedPace() throws {
+        let s = try Scenario()
+        defer { s.finish() }
+        try s.simulator("gps", ["--personality", "nmea", "--unsolicited-ms", "100"])
+        try s.startDaemon(accessories: [s.lineAccessory("gps", framing: Self.framing, Self.members)])
+        let recording = s.directory.file("gps.recording")
+        let recordedFixes = try Self.record(s, to: recording, seconds: Self.seconds)
+        _ = s.stopDaemon()
+        #expect(recordedFixes.count >= Self.seconds * 5, "gpsd reported \(recordedFixes.count) fixes while recording")
+
+        let replay = try Scenario()
+        defer { replay.finish() }
+        let report = replay.directory.file("replay.report.json")
+        try replay.startDaemon(
+            accessories: [
+                "  - {name: gps, simulate: {personality: replay, file: \(recording), report: \(report)}, "
+                    + "framing: \(Self.framing), \(Self.members)}"
+            ],
+            ready: ["gps"]
+        )
+        let again = replay.directory.file("again.recording")
+        let replayedFixes = try Self.record(replay, to: again, seconds: Self.seconds + 1)
+        _ = replay.stopDaemon()
+
+        // gpsd saw the recorded positions, at the recorded times of day (a fix from a GGA before
+        // gpsd has seen an RMC has no time), and most of them: the replay starts when its pty
+        // appears, and the sentences it plays before gpsd opens the view are not gpsd's.
+        let recordedPositions = Set(recordedFixes.map { "\($0.latitude) \($0.longitude)" })
+        let recordedTimes = Set(recordedFixes.map(\.time))
+        let unknown = replayedFixes.filter {
+            !recordedPositions.contains("\($0.latitude) \($0.longitude)") || !recordedTimes.contains($0.time)
+        }
+        #expect(unknown.isEmpty, "fixes from the replay that gpsd did not report while recording: \(unknown.prefix(5))")
+        #expect(
+            replayedFixes.count >= recordedFixes.count * 8 / 10,
+            "\(replayedFixes.count) fixes from the replay, \(recordedFixes.count) recorded"
+        )
+
+        // The replayed sentences arrived when they did in the recording, relative to the first.
+        let drift = Recordings.drift(recorded: try Recordings.read(recording), replayed: try Recordings.read(again))
+        #expect(drift.count >= Self.seconds * 15, "\(drift.count) sentences compared")
+        let (p50, p99) = (Recordings.quantile(drift, 0.5), Recordings.quantile(drift, 0.99))
+        let summary = try JSONParser.parse(Array(TemporaryDirectory.contents(of: report).utf8))
+        print(
+            "replay into gpsd, \(Self.seconds) s, \(drift.count) sentences: drift from the recorded times p50 "
+                + "\(Double(p50) / 1000) ms, p99 \(Double(p99) / 1000) ms; the replay's own timing error: "
+                + "\(summary["timing_error"].map { "\($0)" } ?? "none")"
+        )
+        // Paced as recorded: a replay at another pace, or frames bunched up, is seconds off.
+        #expect(p99 < 50_000, "drift p50 \(p50) µs, p99 \(p99) µs")
+        #expect(summary["mismatched"] == .int(0), "\(summary)")
+    }
+}
