@@ -282,7 +282,9 @@ let package = Package(
         ),
         .testTarget(
             name: "IntegrationTests",
-            dependencies: ["ControlProtocol", "SystemCalls", "AccessoryTestSupport", "AccessoryVersion", "TrafficTrace"],
+            dependencies: [
+                "ControlProtocol", "SystemCalls", "AccessoryTestSupport", "AccessoryVersion", "TrafficTrace",
+            ],
             swiftSettings: strict
         ),
     ]

@@ -164,7 +164,9 @@ struct AccessorySimCommand: ParsableCommand {
         if maxLength < 1 { throw ValidationError("--max-length must be at least 1") }
         if let n = name, n.isEmpty || n.contains(" ") { throw ValidationError("--name must be non-empty, no spaces") }
         try replayArguments.validate(personality: personality)
-        if replayArguments.replay != nil && count > 1 { throw ValidationError("--replay plays one accessory (--count 1)") }
+        if replayArguments.replay != nil && count > 1 {
+            throw ValidationError("--replay plays one accessory (--count 1)")
+        }
     }
 
     /// `--personality`, `replay` when `--replay FILE` is given.

@@ -72,7 +72,8 @@ import TrafficTrace
         let recordedPositions = Set(recordedFixes.map { "\($0.latitude) \($0.longitude)" })
         let recordedTimes = Set(recordedFixes.map(\.time))
         let unknown = replayedFixes.filter {
-            !recordedPositions.contains("\($0.latitude) \($0.longitude)") || !($0.time.isEmpty || recordedTimes.contains($0.time))
+            !recordedPositions.contains("\($0.latitude) \($0.longitude)")
+                || !($0.time.isEmpty || recordedTimes.contains($0.time))
         }
         #expect(unknown.isEmpty, "fixes from the replay that gpsd did not report while recording: \(unknown.prefix(5))")
         #expect(

@@ -93,13 +93,20 @@ import TrafficTrace
         let members =
             #"response: {until: '^(OK|ERROR|\+CME ERROR.*)$', timeout_ms: 600}, resync: {late_ms: 1000, settle_ms: 50}"#
         if let source {
-            return "  - {name: modem, \(source), framing: {type: line, delimiter: \"\\r\\n\", terminator: \"\\r\"}, \(members)}"
+            return
+                "  - {name: modem, \(source), framing: {type: line, delimiter: \"\\r\\n\", terminator: \"\\r\"}, \(members)}"
         }
-        return s.lineAccessory("modem", path: path, framing: #"{type: line, delimiter: "\r\n", terminator: "\r"}"#, members)
+        return s.lineAccessory(
+            "modem",
+            path: path,
+            framing: #"{type: line, delimiter: "\r\n", terminator: "\r"}"#,
+            members
+        )
     }
 
     /// Runs the script and returns its result line, parsed.
-    static func runScript(_ arguments: [String], commands: [String], in s: Scenario, label: String) throws -> JSONValue {
+    static func runScript(_ arguments: [String], commands: [String], in s: Scenario, label: String) throws -> JSONValue
+    {
         let scriptPath = try s.directory.write("client.py", script)
         let commandsPath = try s.directory.write("commands-\(label).txt", commands.joined(separator: "\n") + "\n")
         let run = try ChildRun(
@@ -163,7 +170,8 @@ import TrafficTrace
     }
 
     /// Starts `accessory-sim --replay` on `recording` with `extra` options.
-    static func replay(_ recording: String, _ extra: [String] = [], in s: Scenario, name: String) throws -> SimulatorRun {
+    static func replay(_ recording: String, _ extra: [String] = [], in s: Scenario, name: String) throws -> SimulatorRun
+    {
         let report = s.directory.file("\(name).report.json")
         try s.simulator(name, ["--replay", recording, "--report", report] + extra)
         guard let run = s.simulator(named: name) else { throw HarnessError("no simulator \(name)") }
@@ -187,8 +195,13 @@ import TrafficTrace
         let onPty = try Self.runScript(["pty", direct.link], commands: Self.commands, in: s, label: "pty")
         #expect(onPty == recorded, "pyserial on the replay:\n\(onPty)\nrecorded:\n\(recorded)")
         #expect(direct.child.terminate() == .exited(0), "\(direct.child.stderr)")
-        let report = try JSONParser.parse(Array(TemporaryDirectory.contents(of: s.directory.file("direct.report.json")).utf8))
-        #expect(report["matched"] == .int(50) && report["mismatched"] == .int(0) && report["unasked"] == .int(0), "\(report)")
+        let report = try JSONParser.parse(
+            Array(TemporaryDirectory.contents(of: s.directory.file("direct.report.json")).utf8)
+        )
+        #expect(
+            report["matched"] == .int(50) && report["mismatched"] == .int(0) && report["unasked"] == .int(0),
+            "\(report)"
+        )
 
         // Through a daemon whose accessory is the replay.
         _ = s.stopDaemon()
@@ -196,14 +209,24 @@ import TrafficTrace
         let second = try Scenario()
         defer { second.finish() }
         try second.startDaemon(
-            accessories: [Self.modem(second, source: "simulate: {personality: replay, file: \(recording), report: \(replayReport)}")],
+            accessories: [
+                Self.modem(
+                    second,
+                    source: "simulate: {personality: replay, file: \(recording), report: \(replayReport)}"
+                )
+            ],
             ready: ["modem"]
         )
         // Recorded again: the two recordings are the same session, up to timestamps.
         let again = second.directory.file("again.recording")
         let recorder = try Self.startRecorder(in: second, to: again)
         defer { recorder.kill() }
-        let viaDaemon = try Self.runScript(["daemon", second.socketPath, "modem"], commands: Self.commands, in: second, label: "daemon")
+        let viaDaemon = try Self.runScript(
+            ["daemon", second.socketPath, "modem"],
+            commands: Self.commands,
+            in: second,
+            label: "daemon"
+        )
         #expect(viaDaemon == recorded, "through the daemon on the replay:\n\(viaDaemon)\nrecorded:\n\(recorded)")
         Self.stop(recorder, at: again, requests: Self.commands.count)
         let first = Recordings.session(try Recordings.read(recording))

@@ -26,7 +26,12 @@ import TrafficTrace
                 bytes: bytes("AT+CCLK=\"24/06/01,12:00:00\"\r")
             ),
             RecordingEntry(line: 8, timeMicroseconds: 51_000, kind: .rx(replyTo: 5), bytes: bytes("\r\nOK\r\n")),
-            RecordingEntry(line: 9, timeMicroseconds: 60_000, kind: .tx(client: 1, request: "4"), bytes: bytes("ATI\r")),
+            RecordingEntry(
+                line: 9,
+                timeMicroseconds: 60_000,
+                kind: .tx(client: 1, request: "4"),
+                bytes: bytes("ATI\r")
+            ),
             RecordingEntry(line: 10, timeMicroseconds: 90_000, kind: .rx(replyTo: nil), bytes: bytes("RING\r\n")),
         ]
     )
@@ -48,7 +53,9 @@ import TrafficTrace
         #expect(matcher.unaskedLines == [7, 9])
         // A request recorded without an answer (a timeout) is answered with nothing.
         #expect(Self.replies(matcher, matcher.match(Self.bytes("ATI\r"))) == "")
-        #expect(matcher.exchanges[3].followers == [TimedChunk(offsetMicroseconds: 30_000, bytes: Self.bytes("RING\r\n"))])
+        #expect(
+            matcher.exchanges[3].followers == [TimedChunk(offsetMicroseconds: 30_000, bytes: Self.bytes("RING\r\n"))]
+        )
     }
 
     @Test func askingMoreOftenThanRecordedCanBeAMismatch() {

@@ -44,7 +44,9 @@ struct RecordingFormatTests {
         var read = try Self.decode(text)
         for index in read.entries.indices { read.entries[index].line = 0 }
         #expect(read == Self.sample)
-        #expect(text.split(separator: "\n").first?.hasPrefix("{\"format\":\"accessoryd-recording\",\"version\":1") == true)
+        #expect(
+            text.split(separator: "\n").first?.hasPrefix("{\"format\":\"accessoryd-recording\",\"version\":1") == true
+        )
         #expect(text.contains("\"reply_to\":3"))
     }
 
@@ -74,7 +76,10 @@ struct RecordingFormatTests {
             (header + "\n" + #"{"t_us":0,"dir":"tx","data_base64":"QVQ"#, 2, "truncated"),
             (header + "\n\u{01}\u{02}garbage\n", 2, "not a JSON object"),
             (header + "\n" + #"{"t_us":0,"dir":"rx","data_base64":"!!"}"# + "\n", 2, "not base64"),
-            (header + "\n" + #"{"t_us":5,"dir":"rx","data_base64":""}"# + "\n" + #"{"t_us":4,"dir":"rx","data_base64":""}"# + "\n", 3, "earlier"),
+            (
+                header + "\n" + #"{"t_us":5,"dir":"rx","data_base64":""}"# + "\n"
+                    + #"{"t_us":4,"dir":"rx","data_base64":""}"# + "\n", 3, "earlier"
+            ),
             (header + "\n" + #"{"t_us":0,"dir":"rx","reply_to":1,"data_base64":""}"# + "\n", 2, "reply_to"),
             (header + "\n" + #"{"t_us":0,"dir":"up","data_base64":""}"# + "\n", 2, "\"dir\""),
             (header + "\n" + #"{"t_us":0,"event":"explode"}"# + "\n", 2, "\"event\" must be one of"),

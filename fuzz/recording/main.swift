@@ -20,7 +20,10 @@ public func fuzzOneInput(_ start: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
     do {
         read = try decode(bytes, limits: limits, chunk: 7)
     } catch {
-        precondition(error.line >= 0 && error.line <= lines, "line \(error.line) outside a \(lines)-line input: \(error)")
+        precondition(
+            error.line >= 0 && error.line <= lines,
+            "line \(error.line) outside a \(lines)-line input: \(error)"
+        )
         precondition(error.line > 0 || count == 0, "an error without a line for a non-empty input: \(error)")
         precondition(!error.message.isEmpty, "an error without a message")
         return 0

@@ -57,7 +57,11 @@ final class RecordingSink: @unchecked Sendable {
                     id.encodeJSON(into: &text)
                     request = String(decoding: text, as: UTF8.self)
                 }
-                entry = RecordingEntry(timeMicroseconds: time, kind: .tx(client: record.client, request: request), bytes: bytes)
+                entry = RecordingEntry(
+                    timeMicroseconds: time,
+                    kind: .tx(client: record.client, request: request),
+                    bytes: bytes
+                )
                 state.currentRequestLine = state.nextLine
             case .rx:
                 replyTo = state.currentRequestLine
