@@ -6,17 +6,45 @@ import SystemCalls
 ///
 /// Threading: any thread; `@unchecked Sendable` because the report is in a `Locked`.
 public final class ReplayLedger: @unchecked Sendable {
-    private let state: Locked<ReplayReport>
+    /// Threading: a value, inside the lock.
+    private struct State {
+        var report = ReplayReport()
+        /// The recorded requests' lines, and which of them a request matched (the unasked ones
+        /// are worked out when the report is read, not on every request).
+        var requestLines: [Int] = []
+        var asked: [Bool] = []
+    }
+
+    private let state: Locked<State>
     private let log: @Sendable (String) -> Void
 
     public init(log: @escaping @Sendable (String) -> Void = { _ in }) {
-        self.state = Locked(ReplayReport())
+        self.state = Locked(State())
         self.log = log
     }
 
-    public var report: ReplayReport { state.withLock { $0 } }
+    public var report: ReplayReport {
+        state.withLock { state in
+            var report = state.report
+            report.unaskedLines = state.requestLines.indices.filter { !state.asked[$0] }.map { state.requestLines[$0] }
+            return report
+        }
+    }
 
-    func update(_ body: (inout ReplayReport) -> Void) { state.withLock { body(&$0) } }
+    func update(_ body: (inout ReplayReport) -> Void) { state.withLock { body(&$0.report) } }
+
+    /// The recorded requests, by their lines, none asked yet.
+    func setRequests(lines: [Int]) {
+        state.withLock {
+            $0.requestLines = lines
+            $0.asked = Array(repeating: false, count: lines.count)
+        }
+    }
+
+    /// Request `index` (of ``setRequests(lines:)``'s) was matched.
+    func asked(_ index: Int) {
+        state.withLock { if $0.asked.indices.contains(index) { $0.asked[index] = true } }
+    }
 
     func say(_ message: String) { log(message) }
 }

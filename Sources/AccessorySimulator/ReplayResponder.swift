@@ -12,8 +12,10 @@ struct ReplayResponder: Responder {
     private var matcher: ReplayMatcher
     private var pending: [UInt8] = []
     private let maxLength: Int
-    /// What is still to be written, in due order (ties in the order scheduled).
+    /// What is to be written, in due order (ties in the order scheduled), from `head` on: the
+    /// written part is dropped in batches, so that a long recording costs no quadratic shifting.
     private var schedule: [(due: LoopInstant, bytes: [UInt8])] = []
+    private var head = 0
     private var requests = 0
     let structuralBytes: Set<UInt8> = []
 
@@ -21,10 +23,10 @@ struct ReplayResponder: Responder {
         self.plan = plan
         self.maxLength = maxLength
         self.matcher = ReplayMatcher(recording: plan.recording, options: plan.options)
-        plan.ledger.update { $0.unaskedLines = matcher.unaskedLines }
+        plan.ledger.setRequests(lines: matcher.exchanges.map(\.line))
     }
 
-    var nextDue: LoopInstant? { schedule.first?.due }
+    var nextDue: LoopInstant? { head < schedule.count ? schedule[head].due : nil }
 
     mutating func started(at now: LoopInstant) {
         let chunks = plan.options.unsolicitedClock == .start ? matcher.allUnsolicited : matcher.leading
@@ -52,11 +54,16 @@ struct ReplayResponder: Responder {
     mutating func due(at now: LoopInstant) -> [Output] {
         var out: [Output] = []
         var lateness: [Int64] = []
-        while let first = schedule.first, first.due <= now {
-            schedule.removeFirst()
+        while head < schedule.count, schedule[head].due <= now {
+            let first = schedule[head]
+            head += 1
             let late = now - first.due
             lateness.append(late.components.seconds * 1_000_000 + late.components.attoseconds / 1_000_000_000_000)
             out.append(.unsolicited(first.bytes))
+        }
+        if head >= 1024 && head * 2 >= schedule.count {
+            schedule.removeFirst(head)
+            head = 0
         }
         if !lateness.isEmpty {
             plan.ledger.update { report in
@@ -73,11 +80,10 @@ struct ReplayResponder: Responder {
         switch matcher.match(request) {
         case .matched(let index, let repeated):
             play(index, at: now, withFollowers: true)
-            let unasked = matcher.unaskedLines
+            plan.ledger.asked(index)
             plan.ledger.update {
                 $0.matched += 1
                 if repeated { $0.repeated += 1 }
-                $0.unaskedLines = unasked
             }
         case .mismatch(let expected, let nearest, let reason):
             let exchange = expected.map { matcher.exchanges[$0] }
@@ -115,7 +121,8 @@ struct ReplayResponder: Responder {
 
     private mutating func add(_ chunk: TimedChunk, from origin: LoopInstant) {
         let due = origin + plan.options.pace.scale(microseconds: chunk.offsetMicroseconds)
-        let position = schedule.lastIndex { $0.due <= due }.map { $0 + 1 } ?? 0
+        var position = schedule.count
+        while position > head && schedule[position - 1].due > due { position -= 1 }
         schedule.insert((due, chunk.bytes), at: position)
     }
 }

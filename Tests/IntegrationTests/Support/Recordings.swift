@@ -70,25 +70,19 @@ enum Recordings {
         return out
     }
 
-    /// How far each line of `replayed` arrived from where it did in `recorded`, in µs, both
-    /// timed from the first line they share; lines only one of them has are left out.
+    /// How far each line of `replayed` arrived from where it did in `recorded`, in µs: each
+    /// line's offset (its time in the replay minus its time in the recording) against the median
+    /// offset (the two recordings started at different moments; the median, not the first line's
+    /// offset, so that one line's noise does not shift them all). Lines only one has are left out.
     static func drift(recorded: Recording, replayed: Recording) -> [Int64] {
         var recordedTimes: [[UInt8]: Int64] = [:]
         for (line, time) in lineTimes(recorded) where recordedTimes[line] == nil { recordedTimes[line] = time }
-        var origin: (recorded: Int64, replayed: Int64)?
-        var drifts: [Int64] = []
-        for (line, time) in lineTimes(replayed) {
-            guard let then = recordedTimes[line] else { continue }
-            guard let start = origin else {
-                origin = (then, time)
-                continue
-            }
-            drifts.append(abs((time - start.replayed) - (then - start.recorded)))
-        }
-        return drifts
+        let offsets = lineTimes(replayed).compactMap { line, time in recordedTimes[line].map { time - $0 } }
+        let median = quantile(offsets, 0.5)
+        return offsets.map { abs($0 - median) }
     }
 
-    /// The `q`-quantile (nearest rank) of `values`.
+    /// The `q`-quantile (nearest rank) of `values`; 0 for none.
     static func quantile(_ values: [Int64], _ q: Double) -> Int64 {
         guard !values.isEmpty else { return 0 }
         let sorted = values.sorted()
