@@ -91,8 +91,10 @@ import TrafficTrace
                 + "\(Double(p50) / 1000) ms, p99 \(Double(p99) / 1000) ms; the replay's own timing error: "
                 + "\(summary["timing_error"].map { "\($0)" } ?? "none")"
         )
-        // Paced as recorded: a replay at another pace, or frames bunched up, is seconds off.
-        #expect(p99 < 50_000, "drift p50 \(p50) µs, p99 \(p99) µs")
+        // Paced as recorded: a replay at another pace, or frames bunched up, is seconds off. The
+        // bound is loose because this machine is shared: at load average 20 on 2 CPUs a 60 s run
+        // measured p99 142 ms (2.3 ms at load 17 minutes before; docs/replay.md has the figures).
+        #expect(p99 < 500_000, "drift p50 \(p50) µs, p99 \(p99) µs")
         #expect(summary["mismatched"] == .int(0), "\(summary)")
     }
 }
