@@ -81,7 +81,7 @@ extension Recording {
     /// Sets every `rx` record's `replyTo` by the daemon's single-file order: bytes read after a
     /// request's frame was written, and before the next one, belong to that request (the daemon
     /// hands them to no other); bytes read before any request, or after a `close` or `unplug`,
-    /// are unsolicited. Used for records that carry no answer of their own (a `jsonl` trace file).
+    /// are unsolicited. For traces whose `rx` records do not name the request they answer.
     public mutating func attributeReplies() {
         var current: Int?
         for index in entries.indices {

@@ -5,8 +5,9 @@ import ControlProtocol
 ///
 /// Also reads a `jsonl` trace file (docs/trace.md): its lines are `device.traffic` records,
 /// recognised by the first line (`direction` and `timestamp_us`, no `format`); their times are
-/// made relative to the first record and their answers attributed by the daemon's single-file
-/// order (``Recording/attributeReplies()``).
+/// made relative to the first record. An `rx` record answers the request it names; in a trace
+/// whose `rx` records name none (written before they did), answers are attributed by the
+/// daemon's single-file order (``Recording/attributeReplies()``).
 ///
 /// Threading: a value, used by one thread at a time.
 public struct RecordingDecoder {
@@ -40,6 +41,10 @@ public struct RecordingDecoder {
     private var dataBytes = 0
     /// File line of each `tx` record → its index in the entries.
     private var txByLine: [Int: Int] = [:]
+    /// Trace files: the latest `tx` of each request (client and id) → its index in the entries,
+    /// and whether any `rx` record named the request it answers.
+    private var txByRequest: [String: Int] = [:]
+    private var traceNamesAnswers = false
 
     public init(limits: Limits = Limits()) { self.limits = limits }
 
@@ -74,7 +79,7 @@ public struct RecordingDecoder {
     /// The recording read. Throws if nothing was fed.
     public mutating func finish() throws(RecordingError) -> Recording {
         guard let layout else { throw RecordingError(line: 0, "the file is empty") }
-        if case .trace = layout { recording.attributeReplies() }
+        if case .trace = layout, !traceNamesAnswers { recording.attributeReplies() }
         return recording
     }
 
@@ -191,8 +196,17 @@ public struct RecordingDecoder {
             request.encodeJSON(into: &buffer)
             requestText = String(decoding: buffer, as: UTF8.self)
         }
-        let kind: RecordingEntry.Kind =
-            record.direction == .tx ? .tx(client: record.client, request: requestText) : .rx(replyTo: nil)
+        let key = "\(record.client ?? 0) \(requestText ?? "")"
+        let kind: RecordingEntry.Kind
+        switch record.direction {
+        case .tx:
+            kind = .tx(client: record.client, request: requestText)
+            if requestText != nil { txByRequest[key] = recording.entries.count }
+        case .rx:
+            // The daemon names the request that was waiting for its answer when it read the bytes.
+            if requestText != nil { traceNamesAnswers = true }
+            kind = .rx(replyTo: requestText == nil ? nil : txByRequest[key])
+        }
         try countData(record.bytes.count)
         append(RecordingEntry(line: lineNumber, timeMicroseconds: time, kind: kind, bytes: record.bytes))
     }

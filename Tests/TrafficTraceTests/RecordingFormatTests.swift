@@ -67,6 +67,25 @@ struct RecordingFormatTests {
         #expect(read.entries[2].bytes == Array("\r\nOK\r\n".utf8))
     }
 
+    @Test func aTraceWhoseReadsNameTheirRequestIsAttributedByThem() throws {
+        // A RING read while no request waited stays unsolicited though it came after a request.
+        let trace = """
+            {"device":"m","timestamp":"x","timestamp_us":100,"direction":"tx","client":2,"request":"a","data_base64":"QVQN"}
+            {"device":"m","timestamp":"x","timestamp_us":200,"direction":"rx","client":2,"request":"a","data_base64":"DQpPSw0K"}
+            {"device":"m","timestamp":"x","timestamp_us":300,"direction":"rx","data_base64":"UklORw0K"}
+            {"device":"m","timestamp":"x","timestamp_us":400,"direction":"tx","client":3,"request":"a","data_base64":"QVQN"}
+            {"device":"m","timestamp":"x","timestamp_us":500,"direction":"rx","client":3,"request":"a","data_base64":"DQpPSw0K"}
+
+            """
+        let read = try Self.decode(trace)
+        #expect(
+            read.entries.map(\.kind) == [
+                .tx(client: 2, request: "\"a\""), .rx(replyTo: 0), .rx(replyTo: nil), .tx(client: 3, request: "\"a\""),
+                .rx(replyTo: 3),
+            ]
+        )
+    }
+
     @Test func hostileLinesAreErrorsNamingTheLine() {
         let header = #"{"format":"accessoryd-recording","version":1,"device":"m"}"#
         let cases: [(String, Int, String)] = [

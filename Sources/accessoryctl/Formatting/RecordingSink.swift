@@ -4,9 +4,9 @@ import TrafficTrace
 
 /// Writes `record`'s file as the records arrive, a line at a time (a recorder that is killed
 /// leaves every line before it whole): the header, then each traffic record with its time from
-/// the first one, redacted, `rx` records naming the request they answer by the daemon's
-/// single-file order (bytes read after a request's frame went out and before the next one's
-/// are that request's; docs/replay.md), and state changes as `open`/`close`/`unplug` events.
+/// the first one, redacted, `rx` records naming the request they answer (the one the daemon
+/// says was waiting for its answer when it read them; docs/replay.md), and state changes as
+/// `open`/`close`/`unplug` events.
 ///
 /// Threading: any thread; `@unchecked Sendable` because all state is in a `Locked` (records come
 /// from one task, the summary is read by another after it ended).
@@ -18,7 +18,8 @@ final class RecordingSink: @unchecked Sendable {
         var startMicroseconds: Int64?
         var lastTime: Int64 = 0
         var nextLine = 1
-        var currentRequestLine: Int?
+        /// The line of the latest `tx` of each request (client and request id).
+        var requestLines: [String: Int] = [:]
         var failure: String?
     }
 
@@ -62,9 +63,10 @@ final class RecordingSink: @unchecked Sendable {
                     kind: .tx(client: record.client, request: request),
                     bytes: bytes
                 )
-                state.currentRequestLine = state.nextLine
+                state.requestLines[Self.key(record)] = state.nextLine
             case .rx:
-                replyTo = state.currentRequestLine
+                // The daemon names the request that was waiting for its answer when it read them.
+                if record.request != nil { replyTo = state.requestLines[Self.key(record)] }
                 entry = RecordingEntry(timeMicroseconds: time, kind: .rx(replyTo: nil), bytes: bytes)
             }
             Self.write(entry.line(replyToLine: replyTo), in: &state)
@@ -81,10 +83,16 @@ final class RecordingSink: @unchecked Sendable {
         }
         state.withLock { state in
             guard state.startMicroseconds != nil else { return }
-            state.currentRequestLine = nil
             let entry = RecordingEntry(timeMicroseconds: state.lastTime, kind: .event(name))
             Self.write(entry.line(replyToLine: nil), in: &state)
         }
+    }
+
+    /// A request's identity in the traffic: its client and its id.
+    private static func key(_ record: TrafficRecord) -> String {
+        var text: [UInt8] = []
+        record.request?.encodeJSON(into: &text)
+        return "\(record.client ?? 0) " + String(decoding: text, as: UTF8.self)
     }
 
     private static func write(_ line: [UInt8], in state: inout State) {
