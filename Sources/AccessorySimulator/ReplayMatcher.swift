@@ -96,12 +96,13 @@ struct ReplayMatcher {
                     )
                 )
             case .rx(let replyTo):
-                all.append(TimedChunk(offsetMicroseconds: entry.timeMicroseconds, bytes: entry.bytes))
                 if let replyTo, let exchange = exchangeOfEntry[replyTo] {
-                    all.removeLast()
                     let offset = entry.timeMicroseconds - recording.entries[replyTo].timeMicroseconds
                     exchanges[exchange].replies.append(TimedChunk(offsetMicroseconds: offset, bytes: entry.bytes))
-                } else if let last = exchanges.indices.last {
+                    continue
+                }
+                all.append(TimedChunk(offsetMicroseconds: entry.timeMicroseconds, bytes: entry.bytes))
+                if let last = exchanges.indices.last {
                     let offset = entry.timeMicroseconds - exchanges[last].timeMicroseconds
                     exchanges[last].followers.append(TimedChunk(offsetMicroseconds: offset, bytes: entry.bytes))
                 } else {

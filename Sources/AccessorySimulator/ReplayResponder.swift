@@ -33,7 +33,8 @@ struct ReplayResponder: Responder {
         for chunk in chunks { add(chunk, from: now) }
     }
 
-    mutating func receive(_ bytes: ArraySlice<UInt8>) -> [Output] { receive(bytes, at: .init(nanoseconds: 0)) }
+    /// Not called: the accessory hands every read to ``receive(_:at:)``, which replay needs.
+    mutating func receive(_ bytes: ArraySlice<UInt8>) -> [Output] { [] }
 
     mutating func receive(_ bytes: ArraySlice<UInt8>, at now: LoopInstant) -> [Output] {
         guard let delimiter = matcher.delimiter else {

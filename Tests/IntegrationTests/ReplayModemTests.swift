@@ -282,6 +282,12 @@ import TrafficTrace
         #expect(recorder.terminate() == .exited(0), "\(recorder.stderr)")
         let text = TemporaryDirectory.contents(of: recording)
         let decoded = Self.decodedBytes(recording)
+        // The header keeps the accessory's settings as device.status gave them.
+        let header = try Recordings.read(recording)
+        #expect(
+            header.device == "modem" && header.settings["settings"]?.contains("\"baud\"") == true,
+            "\(header.settings)"
+        )
         #expect(decoded.contains("AT+CPIN=****"), "\(decoded.debugDescription)")
         #expect(decoded.contains("IMEI: ***************"), "\(decoded.debugDescription)")
         #expect(!decoded.contains(secret) && !text.contains(secret), "\(decoded.debugDescription)")

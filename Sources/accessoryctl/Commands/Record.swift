@@ -78,7 +78,7 @@ struct Record: AsyncParsableCommand {
         let signals = try? SignalWatch.startForInterrupts()
         let status = try await connection.status(device: device)
         var settings: [String: String] = [:]
-        for key in ["path", "serial", "framing", "source"] {
+        for key in ["transport", "path", "settings"] {
             guard let value = status[key] else { continue }
             var text: [UInt8] = []
             JSONOutput.appendValue(value, to: &text)
