@@ -15,6 +15,9 @@ public final class NotifySocketHarness {
         public let senderPID: pid_t?
         /// When it arrived (``MonotonicNow`` seconds).
         public let arrival: Double
+        /// Descriptors sent with it (`FDSTORE=1`): the harness owns them until ``takeDescriptors()``
+        /// or its close.
+        public var descriptors: [CInt] = []
 
         public struct Field: Sendable, Equatable {
             public let name: String
@@ -64,8 +67,21 @@ public final class NotifySocketHarness {
 
     deinit { close() }
 
-    /// Closes the socket and removes its file and folder. Idempotent.
+    /// The descriptors every message brought, with their `FDNAME`, in order; the caller owns them
+    /// from now on (the harness forgets them).
+    public func takeDescriptors() -> [(name: String, fd: CInt)] {
+        var taken: [(name: String, fd: CInt)] = []
+        for i in messages.indices {
+            for fd in messages[i].descriptors { taken.append((messages[i].value("FDNAME") ?? "unknown", fd)) }
+            messages[i].descriptors = []
+        }
+        return taken
+    }
+
+    /// Closes the socket, and the descriptors no one took, and removes its file and folder.
+    /// Idempotent.
     public func close() {
+        for (_, fd) in takeDescriptors() { Glibc.close(fd) }
         socket = nil
         if let directory {
             unlink(directory + "/notify")
@@ -81,12 +97,13 @@ public final class NotifySocketHarness {
         let deadline = MonotonicNow.seconds() + seconds
         var fresh: [Message] = []
         while true {
-            while case .processed(let d) = try Socket.receiveWithCredentials(fd, max: 4096) {
+            while case .processed(let d) = try Socket.receiveWithDescriptors(fd, max: 4096) {
                 fresh.append(
                     Message(
                         fields: NotifySocketHarness.parse(d.bytes),
                         senderPID: d.senderPID,
-                        arrival: MonotonicNow.seconds()
+                        arrival: MonotonicNow.seconds(),
+                        descriptors: d.descriptors
                     )
                 )
             }

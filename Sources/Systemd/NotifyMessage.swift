@@ -41,6 +41,25 @@ public struct NotifyMessage: Sendable, Equatable, CustomStringConvertible {
         NotifyMessage([Field("RELOADING", "1"), Field("MONOTONIC_USEC", String(monotonicMicroseconds))])
     }
 
+    /// Keep the descriptor sent with this message in the service's file descriptor store under
+    /// `name` (`FileDescriptorStoreMax=` must allow it): systemd hands it back at the next start
+    /// in `LISTEN_FDS`/`LISTEN_FDNAMES`. A name already stored gets a second entry: remove the old
+    /// one first. See ``isValidDescriptorName(_:)``.
+    public static func storeDescriptor(name: String) -> NotifyMessage {
+        NotifyMessage([Field("FDSTORE", "1"), Field("FDNAME", name)])
+    }
+
+    /// Drop the descriptors stored under `name` (systemd closes its copies).
+    public static func removeStoredDescriptor(name: String) -> NotifyMessage {
+        NotifyMessage([Field("FDSTOREREMOVE", "1"), Field("FDNAME", name)])
+    }
+
+    /// What systemd accepts as an `FDNAME`: 1 ... 255 printable ASCII characters, no `:` (the
+    /// separator of `LISTEN_FDNAMES`).
+    public static func isValidDescriptorName(_ name: String) -> Bool {
+        !name.isEmpty && name.utf8.count <= 255 && name.utf8.allSatisfy { $0 > 0x20 && $0 < 0x7F && $0 != 0x3A }
+    }
+
     public static func + (a: NotifyMessage, b: NotifyMessage) -> NotifyMessage {
         NotifyMessage(a.fields + b.fields)
     }

@@ -61,11 +61,16 @@ public final class ServiceNotifier: Sendable {
         }
     }
 
-    /// Sends `message` as one datagram. Any thread.
-    public func send(_ message: NotifyMessage) throws(SystemdError) {
+    /// Sends `message` as one datagram, with `descriptor` attached when given (for
+    /// ``NotifyMessage/storeDescriptor(name:)``: systemd keeps its own copy). Any thread.
+    public func send(_ message: NotifyMessage, passing descriptor: CInt? = nil) throws(SystemdError) {
         let result: IOResult<Int>
         do {
-            result = try Socket.sendTo(socket.rawValue, message.bytes, address)
+            if let descriptor {
+                result = try Socket.sendTo(socket.rawValue, message.bytes, address, passing: [descriptor])
+            } else {
+                result = try Socket.sendTo(socket.rawValue, message.bytes, address)
+            }
         } catch {
             throw .notifyFailed(address: addressText, error)
         }
