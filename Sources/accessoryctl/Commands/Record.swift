@@ -84,8 +84,10 @@ struct Record: AsyncParsableCommand {
             JSONOutput.appendValue(value, to: &text)
             settings[key] = String(decoding: text, as: UTF8.self)
         }
-        sink.start(device: device, settings: settings)
         try await connection.subscribe(device: device, events: [.traffic, .state])
+        // The header after the subscription: a caller that sees it knows recording has begun.
+        // Records that came meanwhile wait in the connection's event stream, behind it.
+        sink.start(device: device, settings: settings)
         try await EventFollowing.follow(connection, signals: signals, count: count, durationMs: duration) { event in
             switch event {
             case .traffic(let record):
