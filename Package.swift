@@ -97,7 +97,7 @@ let package = Package(
         // Simulated accessories on pseudo-terminals (library, so tests can run them in-process).
         .target(
             name: "AccessorySimulator",
-            dependencies: ["IOLoop", "SystemCalls", "YAMLTree"],
+            dependencies: ["IOLoop", "SystemCalls", "YAMLTree", "TrafficTrace", "ControlProtocol", "JSONCodec"],
             swiftSettings: strict
         ),
         .executableTarget(
@@ -110,7 +110,11 @@ let package = Package(
             linkerSettings: shippedLinking
         ),
         // Traffic traces: the trace file layouts, rotation, and the writer thread with its bounded buffer.
-        .target(name: "TrafficTrace", dependencies: ["ControlProtocol", "SystemCalls"], swiftSettings: strict),
+        .target(
+            name: "TrafficTrace",
+            dependencies: ["ControlProtocol", "JSONCodec", "SystemCalls"],
+            swiftSettings: strict
+        ),
         // sd_notify, the watchdog settings and socket activation, without libsystemd.
         .target(name: "Systemd", dependencies: ["SystemCalls"], swiftSettings: strict),
         // The Unix-socket JSON-RPC server: listener, connections, limits, peer credentials.
@@ -295,7 +299,10 @@ let package = Package(
         ),
         .testTarget(
             name: "IntegrationTests",
-            dependencies: ["ControlProtocol", "JSONCodec", "SystemCalls", "AccessoryTestSupport", "AccessoryVersion"],
+            dependencies: [
+                "ControlProtocol", "JSONCodec", "SystemCalls", "AccessoryTestSupport", "AccessoryVersion",
+                "TrafficTrace",
+            ],
             swiftSettings: strict
         ),
     ]

@@ -147,6 +147,11 @@ struct AccessoryDecoder {
             }
             options.append(Simulation.Option(key: entry.key, value: scalar.string))
         }
+        if personality == .replay, !options.contains(where: { $0.key == "file" }) {
+            // The simulator would exit at once, and the daemon restart it with back-off, forever.
+            simulate.errorHere("missing required key \"file\" (the recording to replay)")
+            return nil
+        }
         return .simulate(Simulation(personality: personality, options: options))
     }
 

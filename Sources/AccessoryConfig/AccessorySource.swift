@@ -78,6 +78,8 @@ public struct Simulation: Sendable, Equatable {
         case framed
         /// Follows a script of expected requests and replies.
         case script
+        /// Plays a recording back (`file:`, docs/replay.md).
+        case replay
     }
 
     /// One `key: value` for `accessory-sim`, in file order: the daemon passes it as

@@ -108,7 +108,7 @@ extension Accessory {
     /// resync discards, ``didReceive(frame:)``).
     private func received(_ bytes: [UInt8], reader: FrameReader) {
         counters.bytesIn += UInt64(bytes.count)
-        if let tap { tap.record(.rx, bytes, client: nil, request: nil) }
+        if let tap { traceReceived(bytes, on: tap) }
         if let raw = rawSession {
             raw.idle.activity()
             raw.origin.notify(line: bytes)

@@ -13,6 +13,17 @@ extension Accessory {
         if let tap { tap.record(.tx, bytes, client: operation.origin.clientID, request: operation.requestID) }
     }
 
+    /// Traces bytes read from the device with the request that was waiting for its answer when
+    /// they came (the `transact` or `read` claiming frames), if any: the queue's own word on which
+    /// request they answer, which `accessoryctl record` keeps (docs/replay.md). Device loop.
+    func traceReceived(_ bytes: [UInt8], on tap: TrafficTap) {
+        guard let claimant, claimant.awaitsAnswer else {
+            tap.record(.rx, bytes, client: nil, request: nil)
+            return
+        }
+        tap.record(.rx, bytes, client: claimant.origin.clientID, request: claimant.requestID)
+    }
+
     /// Opens the trace file, if the accessory has one, and starts its writer. A file that cannot
     /// be opened is logged and the accessory serves without it. Device loop.
     func startTraceFile() {
@@ -80,6 +91,16 @@ extension Accessory {
             )
         }
         return DeviceStatusResult.Trace(file: trace.file, format: trace.format.rawValue, writer: writer)
+    }
+}
+
+extension RequestOperation {
+    /// Whether it waits for frames from the device (a `transact` or a `read`). Device loop.
+    var awaitsAnswer: Bool {
+        switch kind {
+        case .transact, .read: return true
+        default: return false
+        }
     }
 }
 

@@ -1,3 +1,5 @@
+import IOLoop
+
 /// Bytes a personality wants written to the client. Any thread (a value).
 struct Output {
     /// Any thread (a value).
@@ -38,11 +40,28 @@ protocol Responder {
 
     /// Periodic output.
     mutating func tick() -> [Output]
+
+    /// When the responder next has output due at a time of its own (``due(at:)``); nil for
+    /// none. Read after each call that may change it.
+    var nextDue: LoopInstant? { get }
+
+    /// The accessory appeared at `now` (the start of a replay's clock).
+    mutating func started(at now: LoopInstant)
+
+    /// ``receive(_:)`` for a responder that needs to know when the bytes came.
+    mutating func receive(_ bytes: ArraySlice<UInt8>, at now: LoopInstant) -> [Output]
+
+    /// The output due by `now`, in order.
+    mutating func due(at now: LoopInstant) -> [Output]
 }
 
 extension Responder {
     var tickInterval: Duration? { nil }
     mutating func tick() -> [Output] { [] }
+    var nextDue: LoopInstant? { nil }
+    mutating func started(at now: LoopInstant) {}
+    mutating func receive(_ bytes: ArraySlice<UInt8>, at now: LoopInstant) -> [Output] { receive(bytes) }
+    mutating func due(at now: LoopInstant) -> [Output] { [] }
 }
 
 /// Makes the responder of a configuration (a fresh one for each appearance of the accessory).
@@ -77,5 +96,7 @@ func makeResponder(for configuration: SimulatorConfiguration) -> any Responder {
             terminator: script.terminator ?? configuration.terminator,
             maxLength: configuration.maxInboundLength
         )
+    case .replay(let plan):
+        return ReplayResponder(plan: plan, maxLength: configuration.maxInboundLength)
     }
 }

@@ -57,6 +57,8 @@ extension SimulatedAccessory {
         if let interval = responder.tickInterval {
             tickTimer = loop.scheduleTimer(after: interval, repeating: interval) { [self] in tick() }
         }
+        responder.started(at: loop.now)
+        armDueTimer()
         statusBox.withLock {
             $0.slavePath = path
             $0.replies = 0
@@ -73,6 +75,9 @@ extension SimulatedAccessory {
         slaveHoldFD = -1
         tickTimer?.cancel()
         tickTimer = nil
+        dueTimer?.cancel()
+        dueTimer = nil
+        dueTimerAt = nil
         replyTimer?.cancel()
         replyTimer = nil
         replyQueue.removeAll()

@@ -34,7 +34,25 @@ extension SimulatedAccessory {
             hangUpOnLoop(reappearAfter: configuration.faults.reappearAfter)
             return
         }
-        deliver(responder.receive(bytes[...]))
+        deliver(responder.receive(bytes[...], at: loop.now))
+        armDueTimer()
+    }
+
+    /// Arms (or moves) the timer for the responder's own timed output. Loop thread only.
+    func armDueTimer() {
+        let due = responder.nextDue
+        guard due != dueTimerAt || (due != nil && dueTimer == nil) else { return }
+        dueTimer?.cancel()
+        dueTimer = nil
+        dueTimerAt = due
+        guard let due, source != nil else { return }
+        dueTimer = loop.scheduleTimer(at: due, repeating: nil, modes: [.common]) { [self] in
+            dueTimer = nil
+            dueTimerAt = nil
+            guard source != nil else { return }
+            deliver(responder.due(at: loop.now))
+            armDueTimer()
+        }
     }
 
     /// The personality's periodic output; skipped while nobody reads the slave. Loop thread only.

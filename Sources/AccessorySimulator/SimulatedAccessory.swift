@@ -46,6 +46,9 @@ package final class SimulatedAccessory: @unchecked Sendable {
     var replyQueue: [QueuedReply] = []
     var replyTimer: LoopTimer?
     var tickTimer: LoopTimer?
+    /// Fires at the responder's ``Responder/nextDue``, and the instant it is armed for.
+    var dueTimer: LoopTimer?
+    var dueTimerAt: LoopInstant?
     var reappearTimer: LoopTimer?
     var outbound = OutboundBuffer()
     var isStopped = false

@@ -89,6 +89,8 @@ package enum Personality: Sendable, Equatable {
     case framed(Framing)
     /// Expect/send steps read from a YAML file.
     case script(SimulatorScript)
+    /// A recording played back (docs/replay.md).
+    case replay(ReplayPlan)
 
     /// The name used on the command line.
     package var name: String {
@@ -98,6 +100,7 @@ package enum Personality: Sendable, Equatable {
         case .nmea: return "nmea"
         case .framed: return "framed"
         case .script: return "script"
+        case .replay: return "replay"
         }
     }
 }

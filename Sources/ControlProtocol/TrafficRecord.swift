@@ -1,13 +1,14 @@
 import JSONCodec
 
 /// Bytes that went to or came from an accessory, as `device.traffic` notifications and trace
-/// files carry them: when (wall clock, microseconds), which way, and for bytes sent, which
-/// client's request caused them.
+/// files carry them: when (wall clock, microseconds), which way, and which client's request
+/// sent them (`tx`) or was waiting for its answer when they were read (`rx`).
 ///
 /// As JSON (the notification's params; one line of a `jsonl` trace file):
 /// `{"device":"modem","timestamp":"2026-11-25T12:16:35.123456Z","timestamp_us":1795608995123456,`
-/// `"direction":"tx","client":3,"request":7,"data_base64":"QVQNCg=="}`. `client` and `request`
-/// only on `tx` (a raw `attach` session's bytes carry the `attach` request's id).
+/// `"direction":"tx","client":3,"request":7,"data_base64":"QVQNCg=="}`. On `tx`, the request
+/// that sent the bytes (a raw `attach` session's bytes carry the `attach` request's id); on
+/// `rx`, the `transact` or `read` that was waiting for an answer when they were read, if any.
 ///
 /// Threading: a value. Any thread.
 package struct TrafficRecord: Sendable, Hashable {
@@ -23,9 +24,9 @@ package struct TrafficRecord: Sendable, Hashable {
     /// Microseconds since the Unix epoch (UTC).
     package var timestampMicroseconds: Int64
     package var direction: Direction
-    /// The client whose request wrote the bytes (`tx` only).
+    /// The client whose request wrote the bytes (`tx`), or awaited them (`rx`).
     package var client: UInt64?
-    /// That request's id (`tx` only).
+    /// That request's id.
     package var request: RequestID?
     package var bytes: [UInt8]
 

@@ -147,6 +147,8 @@ struct AccessorySimCommand: ParsableCommand {
     )
     var countCloses: String?
 
+    @OptionGroup var replayArguments: ReplayArguments
+
     func validate() throws {
         if count < 1 { throw ValidationError("--count must be at least 1") }
         if personality == .script && script == nil { throw ValidationError("--personality script needs --script FILE") }
@@ -174,7 +176,14 @@ struct AccessorySimCommand: ParsableCommand {
                 "--count-closes watches one pty: not with --count, --hangup-after or --reappear-after-ms"
             )
         }
+        try replayArguments.validate(personality: personality)
+        if replayArguments.replay != nil && count > 1 {
+            throw ValidationError("--replay plays one accessory (--count 1)")
+        }
     }
+
+    /// `--personality`, `replay` when `--replay FILE` is given.
+    var chosenPersonality: PersonalityArgument { replayArguments.replay != nil ? .replay : personality }
 
     func run() throws {
         FileIO.ignoreSignal(SIGPIPE)
@@ -235,6 +244,7 @@ struct AccessorySimCommand: ParsableCommand {
         withExtendedLifetime(closeCounter) {}
         for a in accessories { a.stop() }
         loop.shutdown()
+        if case .replay(let plan) = base.personality, replayArguments.finish(plan) { throw ExitCode(1) }
     }
 
     static func report(_ event: SimulatorEvent, name: String) {
@@ -246,14 +256,17 @@ struct AccessorySimCommand: ParsableCommand {
 
     func baseConfiguration() throws(SimulatorError) -> SimulatorConfiguration {
         let p: Personality
-        switch personality {
+        switch chosenPersonality {
         case .echo: p = .echo
         case .atModem: p = .atModem
         case .nmea: p = .nmea
         case .framed: p = .framed(Framing(rawValue: framing.rawValue) ?? .slip)
         case .script: p = .script(try SimulatorScript.load(path: script ?? ""))
+        case .replay:
+            guard let plan = try replayArguments.plan() else { throw .invalidConfiguration("--replay FILE is missing") }
+            p = .replay(plan)
         }
-        let defaultTerminator: LineTerminator = personality == .echo ? .lf : .any
+        let defaultTerminator: LineTerminator = chosenPersonality == .echo ? .lf : .any
         let faults = FaultSwitches(
             lateBy: lateMs.map { .milliseconds($0) },
             lateEvery: lateEvery,
@@ -264,7 +277,7 @@ struct AccessorySimCommand: ParsableCommand {
             reappearAfter: reappearAfterMs.map { .milliseconds($0) }
         )
         return SimulatorConfiguration(
-            name: name ?? personality.rawValue,
+            name: name ?? chosenPersonality.rawValue,
             personality: p,
             terminator: terminator.flatMap { LineTerminator(rawValue: $0.rawValue) } ?? defaultTerminator,
             responseDelay: .milliseconds(delayMs),

@@ -7,6 +7,7 @@ enum PersonalityArgument: String, CaseIterable, ExpressibleByArgument {
     case nmea
     case framed
     case script
+    case replay
 }
 
 /// `--framing` values. Any thread (a value).

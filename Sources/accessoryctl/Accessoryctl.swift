@@ -24,7 +24,8 @@ struct Accessoryctl: AsyncParsableCommand {
             """,
         version: AccessoryVersion.line("accessoryctl"),
         subcommands: [
-            List.self, Status.self, Transact.self, Write.self, Read.self, Monitor.self, Trace.self, Lock.self,
+            List.self, Status.self, Transact.self, Write.self, Read.self, Monitor.self, Trace.self, Record.self,
+            Lock.self,
             Attach.self, Line.self, Reset.self, Break.self, Clients.self, Kick.self, Views.self, Metrics.self,
             DialStdio.self,
         ]

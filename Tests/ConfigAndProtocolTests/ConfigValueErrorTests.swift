@@ -255,7 +255,11 @@ struct ConfigValueErrorTests {
             ),
             (
                 "accessories:\n  - name: a\n    simulate: {personality: ecko}\n",
-                #"test.yaml:3: accessories[0].simulate.personality: expected one of echo, at-modem, nmea, framed, script, got "ecko" (did you mean "echo"?)"#
+                #"test.yaml:3: accessories[0].simulate.personality: expected one of echo, at-modem, nmea, framed, script, replay, got "ecko" (did you mean "echo"?)"#
+            ),
+            (
+                "accessories:\n  - name: a\n    simulate: {personality: replay, pace: fast}\n",
+                #"test.yaml:3: accessories[0].simulate: missing required key "file" (the recording to replay)"#
             ),
             (
                 "accessories:\n  - name: a\n    simulate: {personality: nmea, sentences: [GGA]}\n",

@@ -88,7 +88,10 @@ import Testing
         #expect(Set(tx.map(\.client)).count == 2, "two connections, two client ids")
         let rx = records.filter { $0.direction == "rx" }
         #expect(rx.flatMap(\.bytes) == sent.flatMap { $0 })
-        #expect(rx.allSatisfy { $0.client == nil })
+        // The raw session's bytes were read while no request waited; the echo of the transact
+        // while it did: that record names it.
+        #expect(rx.first?.client == nil && rx.first?.request == nil)
+        #expect(rx.last?.request == "\(id)" && rx.last?.client == tx.last?.client)
     }
 
     @Test func accessoryctlTracePrintsEachRecordLikeTio() throws {
@@ -121,15 +124,17 @@ import Testing
         let payload = Base64.encodedString([0x68, 0x69, 0x00, 0xC3, 0xA9])
         let id = try client.send("transact", ["device": "echo", "data_base64": .string(payload)])
         _ = try client.response(to: id)
-        let marker = "rx: hi\\0\\xc3\\xa9\\n"
-        #expect(Wait.until(seconds: 10) { plain.stdout.contains(marker) })
+        // The echo is read while the transact waits: its line names the transact, as the tx's does.
+        let echoed = "request \(id)): hi\\0\\xc3\\xa9\\n"
+        func isEcho(_ line: some StringProtocol) -> Bool { line.hasPrefix("rx (client ") && line.hasSuffix(echoed) }
+        #expect(Wait.until(seconds: 10) { plain.stdout.split(separator: "\n").contains(where: isEcho) })
         #expect(Wait.until(seconds: 10) { hex.stdout.contains("|hi....|") })
         #expect(plain.terminate() == .exited(0))
         #expect(hex.terminate() == .exited(0))
         let lines = plain.stdout.split(separator: "\n").map(String.init)
-        let txLine = try #require(lines.first { $0.hasSuffix("request \(id)): hi\\0\\xc3\\xa9\\n") })
+        let txLine = try #require(lines.first { $0.hasPrefix("tx") && $0.hasSuffix(echoed) })
         #expect(txLine.hasPrefix("tx (client "))
-        #expect(lines.contains(marker))
+        #expect(lines.contains(where: isEcho))
         let hexLines = hex.stdout.split(separator: "\n").map(String.init)
         let head = try #require(hexLines.firstIndex { $0.hasSuffix("request \(id)): 6 bytes") })
         // `[2026-11-25 13:16:35.123] tx (client …`: the local date and time to the millisecond.

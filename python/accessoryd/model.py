@@ -200,7 +200,8 @@ class TrafficEvent:
     timestamp: str
     timestamp_us: int
     #: For ``tx``: the daemon's number for the client whose request wrote the bytes, and that
-    #: request's id.
+    #: request's id; for ``rx``: those of the ``transact`` or ``read`` that was waiting for its
+    #: answer when the daemon read them, if one was.
     client: Optional[int] = None
     request: Optional[Union[int, str]] = None
 

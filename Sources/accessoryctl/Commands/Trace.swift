@@ -11,7 +11,8 @@ struct Trace: ConnectionCommand {
         abstract: "Print every byte sent to and received from an accessory, as it happens.",
         discussion: """
             Subscribes to DEVICE's traffic (device.traffic) and prints each read from the device \
-            (rx) and each write to it (tx, with the client and request that sent it), one line \
+            (rx, with the client and request that awaited it, if one did) and each write to it \
+            (tx, with the client and request that sent it), one line \
             each with non-printable bytes escaped (\\r, \\n, \\xNN), until Ctrl-C or SIGTERM \
             (exit 0), --count records, or --duration; if accessoryd goes away it exits 1. With \
             --hex each record is a hex dump; with --timestamps it starts with the local time \

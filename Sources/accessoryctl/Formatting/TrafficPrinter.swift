@@ -6,7 +6,7 @@ import TrafficTrace
 /// escaped, one record a line), or with `--hex` a head line and a hex dump; `--timestamps`
 /// starts each record with the local wall-clock time to the millisecond,
 /// `[2026-11-25 13:16:35.123] `. Bytes sent name the client and request that sent them:
-/// `tx (client 3, request 7): AT\r\n`.
+/// `tx (client 3, request 7): AT\r\n`; bytes read, the request that awaited them, if one did.
 ///
 /// Threading: a value; used from one task.
 struct TrafficPrinter: Sendable {

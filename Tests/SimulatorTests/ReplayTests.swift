@@ -1,0 +1,140 @@
+import AccessoryTestSupport
+import Testing
+import TrafficTrace
+
+@testable import AccessorySimulator
+
+/// The `replay` personality: matching (in recorded order, rules, strict and lenient), and a
+/// recording played on a pty at its recorded delays.
+///
+/// Threading: each test runs on its test thread; the pty tests own a spawned loop.
+@Suite struct ReplayTests {
+    /// `AT` answered `OK` then `ERROR`; `AT+CCLK="…"` once; `ATI` never answered (a timeout); a
+    /// `RING` before any request and one 30 ms after `ATI`.
+    static let recording = Recording(
+        device: "modem",
+        entries: [
+            RecordingEntry(line: 2, timeMicroseconds: 0, kind: .rx(replyTo: nil), bytes: bytes("RING\r\n")),
+            RecordingEntry(line: 3, timeMicroseconds: 10_000, kind: .tx(client: 1, request: "1"), bytes: bytes("AT\r")),
+            RecordingEntry(line: 4, timeMicroseconds: 30_000, kind: .rx(replyTo: 1), bytes: bytes("\r\nOK\r\n")),
+            RecordingEntry(line: 5, timeMicroseconds: 40_000, kind: .tx(client: 1, request: "2"), bytes: bytes("AT\r")),
+            RecordingEntry(line: 6, timeMicroseconds: 45_000, kind: .rx(replyTo: 3), bytes: bytes("\r\nERROR\r\n")),
+            RecordingEntry(
+                line: 7,
+                timeMicroseconds: 50_000,
+                kind: .tx(client: 1, request: "3"),
+                bytes: bytes("AT+CCLK=\"24/06/01,12:00:00\"\r")
+            ),
+            RecordingEntry(line: 8, timeMicroseconds: 51_000, kind: .rx(replyTo: 5), bytes: bytes("\r\nOK\r\n")),
+            RecordingEntry(
+                line: 9,
+                timeMicroseconds: 60_000,
+                kind: .tx(client: 1, request: "4"),
+                bytes: bytes("ATI\r")
+            ),
+            RecordingEntry(line: 10, timeMicroseconds: 90_000, kind: .rx(replyTo: nil), bytes: bytes("RING\r\n")),
+        ]
+    )
+
+    static func bytes(_ text: String) -> [UInt8] { Array(text.utf8) }
+
+    static func replies(_ matcher: ReplayMatcher, _ outcome: ReplayOutcome) -> String {
+        guard case .matched(let index, _) = outcome else { return "mismatch" }
+        return String(decoding: matcher.exchanges[index].replies.flatMap(\.bytes), as: UTF8.self)
+    }
+
+    @Test func theSameRequestGetsItsRecordedRepliesInOrderThenTheLastAgain() {
+        var matcher = ReplayMatcher(recording: Self.recording, options: ReplayOptions())
+        #expect(matcher.delimiter == UInt8(ascii: "\r"))
+        #expect(Self.replies(matcher, matcher.match(Self.bytes("AT\r"))) == "\r\nOK\r\n")
+        #expect(Self.replies(matcher, matcher.match(Self.bytes("AT\r"))) == "\r\nERROR\r\n")
+        let third = matcher.match(Self.bytes("AT\r"))
+        #expect(third == .matched(1, repeated: true))
+        #expect(matcher.unaskedLines == [7, 9])
+        // A request recorded without an answer (a timeout) is answered with nothing.
+        #expect(Self.replies(matcher, matcher.match(Self.bytes("ATI\r"))) == "")
+        #expect(
+            matcher.exchanges[3].followers == [TimedChunk(offsetMicroseconds: 30_000, bytes: Self.bytes("RING\r\n"))]
+        )
+    }
+
+    @Test func askingMoreOftenThanRecordedCanBeAMismatch() {
+        var matcher = ReplayMatcher(recording: Self.recording, options: ReplayOptions(afterLast: .mismatch))
+        _ = matcher.match(Self.bytes("AT\r"))
+        _ = matcher.match(Self.bytes("AT\r"))
+        guard case .mismatch(let expected, _, let reason) = matcher.match(Self.bytes("AT\r")) else {
+            Issue.record("a third AT matched")
+            return
+        }
+        #expect(reason == "asked 3 times; the recording has it 2 times")
+        #expect(expected.map { matcher.exchanges[$0].line } == 7)
+    }
+
+    @Test func aChangedRequestIsAMismatchNamingTheExpectedLineUnlessARuleCoversIt() {
+        var strict = ReplayMatcher(recording: Self.recording, options: ReplayOptions())
+        _ = strict.match(Self.bytes("AT\r"))
+        _ = strict.match(Self.bytes("AT\r"))
+        let changed = Self.bytes("AT+CCLK=\"26/11/28,16:00:00\"\r")
+        guard case .mismatch(let expected, let nearest, _) = strict.match(changed) else {
+            Issue.record("a changed clock matched without a rule")
+            return
+        }
+        #expect(expected.map { strict.exchanges[$0].line } == 7)
+        #expect(nearest.map { strict.exchanges[$0].line } == 7)
+
+        let rule = ReplayRule(pattern: #"AT\+CCLK="[^"]*"\r"#, line: 1)
+        var ruled = ReplayMatcher(recording: Self.recording, options: ReplayOptions(rules: [rule]))
+        #expect(Self.replies(ruled, ruled.match(changed)) == "\r\nOK\r\n")
+        #expect(throws: SimulatorError.self) { try ReplayMatcher.check([ReplayRule(pattern: "(", line: 3)]) }
+    }
+
+    @Test func paceScalesDelays() {
+        #expect(ReplayOptions.Pace(argument: "x2")?.scale(microseconds: 10_000) == .milliseconds(5))
+        #expect(ReplayOptions.Pace(argument: "fast")?.scale(microseconds: 10_000) == .zero)
+        #expect(ReplayOptions.Pace(argument: "recorded")?.scale(microseconds: 10_000) == .milliseconds(10))
+        #expect(ReplayOptions.Pace(argument: "x0") == nil)
+        #expect(ReplayOptions.Pace(argument: "slow") == nil)
+    }
+
+    @Test func aRecordingPlaysOnAPtyAtItsDelaysAndStrictModeAnswersNothingToAMismatch() throws {
+        let messages = Shared<[String]>([])
+        let ledger = ReplayLedger { message in messages.mutate { $0.append(message) } }
+        let options = ReplayOptions(unsolicitedClock: .request)
+        let plan = ReplayPlan(recording: Self.recording, options: options, file: "modem.jsonl", ledger: ledger)
+        try withSimulator(SimulatorConfiguration(personality: .replay(plan))) { sim, _ in
+            let client = try SlaveClient(path: sim.currentSlavePath!)
+            #expect(try client.read(through: "RING\r\n") == "RING\r\n")
+            let start = SlaveClient.now()
+            try client.write("AT\r")
+            #expect(try client.read(through: "OK\r\n") == "\r\nOK\r\n")
+            // Recorded 20 ms after the request.
+            #expect(SlaveClient.now() - start >= 0.019)
+            try client.write("AT+CSQ\r")
+            #expect(client.drain(seconds: 0.1).isEmpty)
+            try client.write("AT\r")
+            #expect(try client.read(through: "ERROR\r\n") == "\r\nERROR\r\n")
+        }
+        let report = ledger.report
+        #expect(report.matched == 2)
+        #expect(report.mismatched == 1)
+        #expect(report.unaskedLines == [7, 9])
+        #expect(report.framesPlayed == 3)
+        #expect(messages.value.count == 1)
+        #expect(messages.value.first?.contains("\"AT+CSQ\\r\" not in the recording") == true)
+        #expect(messages.value.first?.contains("modem.jsonl line 5") == true)
+    }
+
+    @Test func lenientModeAnswersAMismatchWithTheNearestRequestsReply() throws {
+        let ledger = ReplayLedger()
+        let options = ReplayOptions(pace: .fast, unsolicitedClock: .request, lenient: true)
+        let plan = ReplayPlan(recording: Self.recording, options: options, file: "modem.jsonl", ledger: ledger)
+        try withSimulator(SimulatorConfiguration(personality: .replay(plan))) { sim, _ in
+            let client = try SlaveClient(path: sim.currentSlavePath!)
+            #expect(try client.read(through: "RING\r\n") == "RING\r\n")
+            try client.write("AT+CCLK=\"26/11/28,16:00:00\"\r")
+            #expect(try client.read(through: "OK\r\n").hasSuffix("\r\nOK\r\n"))
+        }
+        #expect(ledger.report.mismatched == 1)
+        #expect(ledger.report.matched == 0)
+    }
+}
