@@ -172,7 +172,7 @@ public final class AccessoryRegistry: @unchecked Sendable {  // @unchecked: muta
     public func shutdown() {
         loop.preconditionInLoop()
         for a in accessories {
-            a.shutDown(error: .unavailable(device: a.name, state: .disabled, reason: "the daemon is stopping"))
+            a.shutDown(error: .daemonStopping(device: a.name))
         }
         views.closeAll()
     }

@@ -1,3 +1,4 @@
+import AccessoryClient
 import AccessoryTestSupport
 import ControlProtocol
 import Glibc
@@ -70,7 +71,51 @@ struct CtlMonitorTests {
             peer.close()
         }
         defer { daemon.stop() }
-        let run = try await CtlProcess.run(["monitor", "--socket", daemon.socketPath])
+        let run = try await CtlProcess.run(["monitor", "--no-reconnect", "--socket", daemon.socketPath])
         #expect(run.status == 1 && run.stderr == "error: accessoryd closed the connection (disconnected)\n", "\(run)")
+    }
+
+    /// A real daemon stopped with SIGTERM and started again on the same socket: monitor says so
+    /// on standard error, subscribes again by itself and prints the new daemon's events.
+    @Test(.enabled(if: RealDaemon.executable != nil, Comment(rawValue: RealDaemon.notBuilt)))
+    func monitorCarriesOnAcrossADaemonRestart() async throws {
+        let daemon = try await RealDaemon(echoes: [(name: "echo", simulate: "")])
+        defer { daemon.stop() }
+        let path = daemon.socketPath
+        let run = try await CtlProcess.run(["monitor", "echo", "--count", "2", "--socket", path], seconds: 60) { _ in
+            do {
+                try await Self.writeOnceSubscribed("before", socket: path)
+                daemon.halt()
+                try await daemon.start()
+                try await Self.writeOnceSubscribed("after", socket: path)
+            } catch {
+                Issue.record("\(error)")
+            }
+        }
+        #expect(run.status == 0, "\(run)")
+        #expect(run.stdoutLines == ["echo: before", "echo: after"], "\(run)")
+        #expect(
+            run.stderr
+                == "accessoryctl: accessoryd went away; reconnecting\naccessoryctl: reconnected to accessoryd; carrying on\n",
+            "\(run)"
+        )
+    }
+
+    /// Waits (bounded) until a client of the daemon at `socket` subscribes, then writes `text` to `echo`.
+    static func writeOnceSubscribed(_ text: String, socket: String) async throws {
+        let writer = try await AccessoryConnection.connect(socketPath: socket, reconnect: .never)
+        defer { writer.close() }
+        for _ in 0..<2000 {
+            let clients = try await writer.call(method: "clients.list")
+            let subscribed = clients.objectValue?["clients"]?.arrayValue?.contains {
+                !($0.objectValue?["subscribed"]?.arrayValue?.isEmpty ?? true)
+            }
+            if subscribed == true {
+                _ = try await writer.write(device: "echo", data: Array(text.utf8))
+                return
+            }
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        throw DaemonFailed("monitor never subscribed")
     }
 }

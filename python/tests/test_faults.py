@@ -52,7 +52,8 @@ def test_unplugged_mid_call_raises_device_removed_in_asyncio(flaky: Daemon) -> N
 def test_daemon_stopping_mid_call_is_a_connection_error(recorder: Recorder, number: int) -> None:
     running = Daemon([echo("slow", delay_ms=1500)], recorder)
     try:
-        client = running.client()
+        # Without reconnecting: the connection ends for good (test_reconnect.py has the default).
+        client = running.client(reconnect=False)
         subscription = client.subscribe("slow")
         call = client.submit("transact", {"device": "slow", "data": "in flight"})
         wait_until(lambda: client.status("slow").counters["frames_out"] > 0, 5, "the request to start")
