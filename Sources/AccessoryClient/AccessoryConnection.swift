@@ -119,7 +119,13 @@ public final class AccessoryConnection: Sendable {
         let (events, continuation) = AsyncStream<DeviceEvent>.makeStream(
             bufferingPolicy: .bufferingNewest(max(1, eventBufferLimit))
         )
-        let link = ConnectionLink(endpoint: endpoint, policy: reconnect, loop: loop, events: continuation, tunnel: tunnel)
+        let link = ConnectionLink(
+            endpoint: endpoint,
+            policy: reconnect,
+            loop: loop,
+            events: continuation,
+            tunnel: tunnel
+        )
         let core = link.state.withLock { $0.core }
         guard loop.perform({ core.start(adopting: fd) }) else {
             OwnedFD(adopting: fd).close()
@@ -217,7 +223,7 @@ public final class AccessoryConnection: Sendable {
             let core = try await link.current()
             do throws(ClientError) {
                 return try await core.exchange(id: id, line: line)
-            } catch where attempt < 8 && link.mayRetry(error) {
+            } catch  where attempt < 8 && link.mayRetry(error) {
                 attempt += 1  // bounded: each attempt waits for a round, itself bounded
             }
         }

@@ -56,9 +56,9 @@ final class ConnectionCore: @unchecked Sendable {  // @unchecked: `shared` is Lo
         let id = try reserve(id)
         let bytes = line(id)
         let result = await withTaskCancellationHandler {
-            await withCheckedContinuation { startWaiting(id: id, line: bytes, continuation: $0) }
+            await withCheckedContinuation { self.startWaiting(id: id, line: bytes, continuation: $0) }
         } onCancel: {
-            cancel(id)
+            self.cancel(id)
         }
         return try result.get()
     }

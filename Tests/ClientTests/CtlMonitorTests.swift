@@ -101,17 +101,25 @@ struct CtlMonitorTests {
         )
     }
 
-    /// Waits (bounded) until a client of the daemon at `socket` subscribes, then writes `text` to `echo`.
+    /// Waits (bounded) until another client of the daemon at `socket` subscribes, writes `text`
+    /// to `echo`, and waits until the daemon has sent its echo to the subscribers (this
+    /// connection's own subscription sees it).
     static func writeOnceSubscribed(_ text: String, socket: String) async throws {
         let writer = try await AccessoryConnection.connect(socketPath: socket, reconnect: .never)
         defer { writer.close() }
+        try await writer.subscribe(device: "echo", events: [.data])
         for _ in 0..<2000 {
-            let clients = try await writer.call(method: "clients.list")
-            let subscribed = clients.objectValue?["clients"]?.arrayValue?.contains {
-                !($0.objectValue?["subscribed"]?.arrayValue?.isEmpty ?? true)
-            }
-            if subscribed == true {
+            let clients = try await writer.call(method: "clients.list").objectValue?["clients"]?.arrayValue ?? []
+            let subscribed = clients.filter { !($0.objectValue?["subscribed"]?.arrayValue?.isEmpty ?? true) }
+            if subscribed.count >= 2 {
                 _ = try await writer.write(device: "echo", data: Array(text.utf8))
+                let echoed = try await bounded(10) { () -> DeviceEvent? in
+                    for await event in writer.events { return event }
+                    return nil
+                }
+                guard echoed == .data(device: "echo", frame: Frame(Array(text.utf8))) else {
+                    throw DaemonFailed("the echo of \(text) never came: \(String(describing: echoed))")
+                }
                 return
             }
             try await Task.sleep(for: .milliseconds(10))

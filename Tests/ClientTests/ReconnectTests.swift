@@ -34,7 +34,7 @@ struct ReconnectTests {
 
         // Made while no daemon runs: waits for the next one, then is sent.
         let gap = Task { () throws(ClientError) -> TransactResult in
-            try await connection.transact(device: "echo", text: "made in the gap")
+            try await connection.transact(device: "echo", text: "made in the gap", wait: .seconds(10))
         }
         try await daemon.start()
         let answer = try await bounded(30) { try await gap.value }

@@ -40,9 +40,10 @@ def test_subscription_carries_on_and_the_call_in_flight_gets_daemon_restarted(re
     assert "not resent" in str(restarted.value)
     assert not client.connected
 
-    # A call made while no daemon runs waits for the next one, then is sent.
+    # A call made while no daemon runs waits for the next one, then is sent. (The new daemon
+    # may serve its socket before its accessories are up: `wait` lets the call wait for that.)
     gap: Dict[str, Any] = {}
-    waiting = threading.Thread(target=lambda: gap.update(frames=client.transact("echo", "made in the gap")))
+    waiting = threading.Thread(target=lambda: gap.update(frames=client.transact("echo", "made in the gap", wait=10)))
     waiting.start()
     restartable.start_again()
     waiting.join(20)

@@ -57,13 +57,15 @@ final class ConnectionLink: Sendable {
 
     /// A core for a new socket, reporting its loss to this link.
     func makeCore(tunnel: SSHTunnel?) -> ConnectionCore {
-        ConnectionCore(
+        var onLost: (@Sendable (ConnectionCore) -> Void)?
+        if policy.enabled { onLost = { [weak self] core in self?.lost(core) } }
+        return ConnectionCore(
             loop: loop,
             path: endpoint.description,
             events: events,
             tunnel: tunnel,
             finishesEvents: !policy.enabled,
-            onLost: policy.enabled ? { [weak self] core in self?.lost(core) } : nil
+            onLost: onLost
         )
     }
 
@@ -135,7 +137,11 @@ final class ConnectionLink: Sendable {
                 let core = makeCore(tunnel: tunnel)
                 guard loop.perform({ core.start(adopting: fd) }) else {
                     OwnedFD(adopting: fd).close()
-                    return finishRound(.failure(.connectionFailed(path: endpoint.description, reason: "the client's I/O thread has stopped")))
+                    return finishRound(
+                        .failure(
+                            .connectionFailed(path: endpoint.description, reason: "the client's I/O thread has stopped")
+                        )
+                    )
                 }
                 if await resume(core) { return }
                 last = .daemonRestarted

@@ -1,4 +1,5 @@
 import AccessoryClient
+import AccessoryTestSupport
 import Glibc
 import SystemCalls
 
@@ -14,8 +15,10 @@ final class RealDaemon {
     private let names: [String]
 
     /// `accessoryd` next to the test binary, if built.
-    static let executable: String? = CtlProcess.executable.map { String($0.dropLast("accessoryctl".count)) + "accessoryd" }
-        .flatMap { access($0, X_OK) == 0 ? $0 : nil }
+    static let executable: String? = CtlProcess.executable.map {
+        String($0.dropLast("accessoryctl".count)) + "accessoryd"
+    }
+    .flatMap { access($0, X_OK) == 0 ? $0 : nil }
     static let notBuilt = "accessoryd and accessoryctl are not built next to the tests (swift build)"
 
     /// A daemon on `accessories`: name and accessory-sim echo options (`delay_ms: 1500`).
@@ -34,15 +37,18 @@ final class RealDaemon {
     /// Starts accessoryd and waits (bounded) until every accessory is ready.
     func start() async throws {
         guard let executable = Self.executable else { throw DaemonFailed(Self.notBuilt) }
-        let log = try FileIO.open(folder.file("accessoryd.log"), flags: O_WRONLY | O_CREAT | O_APPEND, mode: 0o600)
-        defer { log.close() }
-        pid = try ChildProcess.launch(
-            executable,
-            arguments: ["--config", folder.file("accessoryd.yaml"), "--runtime-dir", folder.path],
-            standardInput: nil,
-            standardOutput: log.rawValue,
-            standardError: log.rawValue
-        )
+        let output = try FileIO.open(folder.file("accessoryd.log"), flags: O_WRONLY | O_CREAT | O_APPEND, mode: 0o600)
+        let launched = Result { () throws(SyscallError) -> pid_t in
+            try ChildProcess.launch(
+                executable,
+                arguments: ["--config", folder.file("accessoryd.yaml"), "--runtime-dir", folder.path],
+                standardInput: nil,
+                standardOutput: output.rawValue,
+                standardError: output.rawValue
+            )
+        }
+        output.close()
+        pid = try launched.get()
         let path = socketPath
         let wanted = names
         let ready = await Wait.until(seconds: 30) {
@@ -57,7 +63,7 @@ final class RealDaemon {
             }
             try await Task.sleep(for: .milliseconds(10))
         }
-        throw DaemonFailed("not ready within 30 s\n\(log)")
+        throw DaemonFailed("not ready within 30 s\n\(self.log)")
     }
 
     /// SIGTERM, then waits (bounded: SIGKILL after 10 s) for the exit. The folder stays. Polls
@@ -81,7 +87,9 @@ final class RealDaemon {
         folder.remove(["accessoryd.sock", "accessoryd.yaml", "accessoryd.log"])
     }
 
-    var log: String { (try? FileIO.readFile(folder.file("accessoryd.log"))).map { String(decoding: $0, as: UTF8.self) } ?? "" }
+    var log: String {
+        (try? FileIO.readFile(folder.file("accessoryd.log"))).map { String(decoding: $0, as: UTF8.self) } ?? ""
+    }
 }
 
 /// The daemon did not start as the test needs.
