@@ -54,6 +54,24 @@ struct ReconnectTests {
         other.close()
     }
 
+    @Test func aCallInFlightWhenTheDaemonIsKilledFailsAndIsNotResent() async throws {
+        let daemon = try await RealDaemon(echoes: Self.accessories)
+        defer { daemon.stop() }
+        let connection = try await AccessoryConnection.connect(socketPath: daemon.socketPath)
+        defer { connection.close() }
+        let inFlight = Task { () throws(ClientError) -> TransactResult in
+            try await connection.transact(device: "slow", text: "in flight")
+        }
+        try await Self.waitUntilStarted(daemon)
+        daemon.halt(SIGKILL)  // no answer at all: the socket just ends
+        let outcome = try await bounded(10) { await inFlight.result }
+        #expect(throws: ClientError.daemonRestarted) { try outcome.get() }
+        try await daemon.start()
+        let answer = try await bounded(30) { try await connection.transact(device: "echo", text: "again") }
+        #expect(answer.frames == [Frame(Array("again".utf8))])
+        #expect(Self.framesOut(try await connection.status(device: "slow")) == 0, "the call in flight was resent")
+    }
+
     @Test func aLockHeldIsReportedLostNotTakenAgain() async throws {
         let daemon = try await RealDaemon(echoes: Self.accessories)
         defer { daemon.stop() }

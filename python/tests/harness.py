@@ -163,7 +163,13 @@ class Daemon:
         return status
 
     def start_again(self) -> None:
-        """A new accessoryd on the same configuration and socket path (as a restart)."""
+        """A new accessoryd on the same configuration and socket path (as a restart). The
+        socket file a killed daemon left is removed first, so that waiting for the socket waits
+        for the new one."""
+        try:
+            os.unlink(self.socket)
+        except FileNotFoundError:
+            pass
         self._launch()
 
     def wait_ready(self, names: List[str], seconds: float = 20) -> None:

@@ -3,6 +3,7 @@ socket path: the blocking client carries on with no code of the program's own.""
 
 from __future__ import annotations
 
+import signal
 import threading
 from typing import Any, Dict, Iterator
 
@@ -57,6 +58,19 @@ def test_subscription_carries_on_and_the_call_in_flight_gets_daemon_restarted(re
     assert isinstance(event, accessoryd.DataEvent) and event.data == b"after the restart", event
     # The request in flight was not resent to the new daemon.
     assert client.status("slow").counters["frames_out"] == 0
+    client.close()
+
+
+def test_a_call_in_flight_when_the_daemon_is_killed_gets_daemon_restarted(restartable: Daemon) -> None:
+    client = restartable.client()
+    call = in_flight(client, restartable)
+    restartable.signal(signal.SIGKILL)  # no answer at all: the socket just ends
+    with pytest.raises(accessoryd.DaemonRestarted, match="in flight"):
+        bounded(10, call.result)
+    restartable.halt()
+    restartable.start_again()
+    assert bounded(20, lambda: client.transact("echo", "again", wait=10)) == [accessoryd.Frame(b"again")]
+    assert client.status("slow").counters["frames_out"] == 0, "the call in flight was resent"
     client.close()
 
 

@@ -66,13 +66,14 @@ final class RealDaemon {
         throw DaemonFailed("not ready within 30 s\n\(self.log)")
     }
 
-    /// SIGTERM, then waits (bounded: SIGKILL after 10 s) for the exit. The folder stays. Polls
-    /// a real process, so it sleeps between looks.
+    /// `signal` (SIGTERM: a graceful stop; SIGKILL: a crash), then waits (bounded: SIGKILL
+    /// after 10 s) for the exit. The folder stays. Polls a real process, so it sleeps between
+    /// looks. (Its simulators end with it: they are tied to it with `PR_SET_PDEATHSIG`.)
     @discardableResult
-    func halt() -> ChildProcess.Termination? {
+    func halt(_ signal: CInt = SIGTERM) -> ChildProcess.Termination? {
         guard pid > 0 else { return nil }
         defer { pid = 0 }
-        try? ChildProcess.signal(pid, SIGTERM)
+        try? ChildProcess.signal(pid, signal)
         for _ in 0..<1000 {
             if let end = try? ChildProcess.wait(pid, block: false) { return end }
             usleep(10_000)
