@@ -82,7 +82,10 @@ struct CtlMonitorTests {
         let daemon = try await RealDaemon(echoes: [(name: "echo", simulate: "")])
         defer { daemon.stop() }
         let path = daemon.socketPath
-        let run = try await CtlProcess.run(["monitor", "echo", "--count", "2", "--socket", path], seconds: 60) { _ in
+        let run = try await CtlProcess.run(
+            ["monitor", "echo", "--event", "data", "--count", "2", "--socket", path],
+            seconds: 60
+        ) { _ in
             do {
                 try await Self.writeOnceSubscribed("before", socket: path)
                 daemon.halt()
