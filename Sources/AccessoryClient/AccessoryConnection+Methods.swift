@@ -1,4 +1,5 @@
 import ControlProtocol
+import JSONCodec
 
 /// The protocol's methods, typed. Each throws ``ClientError/rpc(_:)`` with the
 /// daemon's error (`unknown_device`, `timed_out`, …), ``ClientError/daemonRestarted`` when the
@@ -10,24 +11,24 @@ import ControlProtocol
 /// Threading: any thread.
 extension AccessoryConnection {
     /// `devices.list`: every configured accessory with its state.
-    public func listDevices() async throws(ClientError) -> [DeviceSummary] {
+    package func listDevices() async throws(ClientError) -> [DeviceSummary] {
         try decode(try await call(.devicesList), DevicesListResult.init(json:)).devices
     }
 
     /// `device.status`: state, identity, settings, counters and last error of `device`.
-    public func status(device: String) async throws(ClientError) -> JSONObject {
+    package func status(device: String) async throws(ClientError) -> JSONObject {
         try object(try await call(.deviceStatus(DeviceParams(device: device))))
     }
 
     /// `daemon.status`: version, uptime, clients, counters.
-    public func daemonStatus() async throws(ClientError) -> JSONObject {
+    package func daemonStatus() async throws(ClientError) -> JSONObject {
         try object(try await call(.daemonStatus))
     }
 
     /// `transact`: sends one frame (`data`, before framing) and returns the response frames.
     /// `timeout` bounds the exchange once it starts (default: the accessory's); `wait` bounds the
     /// wait for its turn in the queue or behind another client's lock (default: no bound).
-    public func transact(
+    package func transact(
         device: String,
         data: [UInt8],
         timeout: Duration? = nil,
@@ -39,7 +40,7 @@ extension AccessoryConnection {
     }
 
     /// `transact` with a text frame (its UTF-8).
-    public func transact(
+    package func transact(
         device: String,
         text: String,
         timeout: Duration? = nil,
@@ -50,7 +51,7 @@ extension AccessoryConnection {
 
     /// `write`: sends one frame without waiting for a response; returns the bytes written
     /// (framing included).
-    public func write(
+    package func write(
         device: String,
         data: [UInt8],
         timeout: Duration? = nil,
@@ -62,7 +63,7 @@ extension AccessoryConnection {
     }
 
     /// `read`: frames that arrive within `timeout`, at most `maxFrames`.
-    public func read(device: String, timeout: Duration? = nil, maxFrames: Int? = nil) async throws(ClientError)
+    package func read(device: String, timeout: Duration? = nil, maxFrames: Int? = nil) async throws(ClientError)
         -> ReadResult
     {
         try link.checkLock(device)
@@ -90,7 +91,7 @@ extension AccessoryConnection {
     /// closes. Returns the daemon's result object. Never taken again by itself after a
     /// reconnect: see ``ClientError/lockLost(device:)``.
     @discardableResult
-    public func lock(device: String, timeout: Duration? = nil, lease: Duration? = nil) async throws(ClientError)
+    package func lock(device: String, timeout: Duration? = nil, lease: Duration? = nil) async throws(ClientError)
         -> JSONValue
     {
         let result = try await call(.lock(LockParams(device: device, timeoutMs: timeout?.ms, leaseMs: lease?.ms)))
@@ -109,7 +110,7 @@ extension AccessoryConnection {
     /// ``makeRequestID()``). `cancelled` is false when it had already finished or was never
     /// seen. Cancelling a call's task does this by itself.
     @discardableResult
-    public func cancel(requestID: RequestID) async throws(ClientError) -> CancelResult {
+    package func cancel(requestID: RequestID) async throws(ClientError) -> CancelResult {
         try decode(try await call(.cancel(CancelParams(id: requestID))), CancelResult.init(json:))
     }
 

@@ -1,5 +1,6 @@
 import ControlProtocol
 import IOLoop
+import JSONCodec
 import SystemCalls
 
 /// A connection to accessoryd over its Unix socket, speaking the control protocol
@@ -19,20 +20,20 @@ import SystemCalls
 ///
 /// Threading: any thread; every method is safe to call concurrently. The socket is read and
 /// written on one shared background loop thread, which resumes the waiting calls.
-public final class AccessoryConnection: Sendable {
+package final class AccessoryConnection: Sendable {
     /// Where this process finds accessoryd, by the rule every client shares: `$ACCESSORYD_SOCKET`
     /// (when not empty), else the system daemon's `/run/accessoryd/accessoryd.sock` when it
     /// exists, else the socket of a daemon run by this user (`$XDG_RUNTIME_DIR/accessoryd/` or
     /// `/tmp/accessoryd-<uid>/`). See ``DaemonPaths/clientSocket(explicit:environment:uid:exists:)``.
     /// Computed at each use (the system socket may appear). Any thread.
-    public static var defaultSocketPath: String { DaemonPaths.currentClientSocket() }
+    package static var defaultSocketPath: String { DaemonPaths.currentClientSocket() }
 
     /// The socket path this connection was made to, or for a remote daemon its host URL
     /// (`ssh://…`).
-    public let socketPath: String
+    package let socketPath: String
 
     /// Where this connection was made to.
-    public let endpoint: DaemonEndpoint
+    package let endpoint: DaemonEndpoint
 
     /// Typed `device.data` and `device.state` notifications, in the order they arrived. Iterate
     /// it from one task. It finishes when the connection ends (closed, the daemon gone without
@@ -40,7 +41,7 @@ public final class AccessoryConnection: Sendable {
     /// (what the daemon sent while it was away is not seen). At most the `eventBufferLimit`
     /// given to ``connect(socketPath:eventBufferLimit:)`` events wait unread; beyond that the
     /// oldest are dropped and counted in ``droppedEventCount``.
-    public let events: AsyncStream<DeviceEvent>
+    package let events: AsyncStream<DeviceEvent>
 
     let link: ConnectionLink
 
@@ -85,7 +86,7 @@ public final class AccessoryConnection: Sendable {
     /// ``ClientError/remoteEnded(host:message:exitStatus:)``, quoting ssh's message; so do the
     /// calls in flight when the connection is lost. A malformed URL or remote command throws
     /// ``ClientError/connectionFailed(path:reason:)`` here. Any thread.
-    public static func connect(
+    package static func connect(
         host: String,
         remoteCommand: String? = nil,
         sshConfig: String? = nil,
@@ -171,24 +172,24 @@ public final class AccessoryConnection: Sendable {
     }
 
     /// How many notifications were dropped because ``events`` was not read fast enough. Any thread.
-    public var droppedEventCount: Int { core.shared.withLock { $0.droppedEvents } }
+    package var droppedEventCount: Int { core.shared.withLock { $0.droppedEvents } }
 
     /// How many responses matched no call (answers to ``send(rawLine:)`` lines). Any thread.
-    public var unmatchedResponseCount: Int { core.shared.withLock { $0.unmatchedResponses } }
+    package var unmatchedResponseCount: Int { core.shared.withLock { $0.unmatchedResponses } }
 
     /// A fresh request id of this connection, for a call whose id the caller needs to know in
     /// advance (to ``cancel(requestID:)`` it from elsewhere). Any thread.
-    public func makeRequestID() -> RequestID { core.allocateID() }
+    package func makeRequestID() -> RequestID { core.allocateID() }
 
     /// Calls `method` and returns its result. `id` defaults to a fresh one. Any thread.
-    public func call(_ method: Method, id: RequestID? = nil) async throws(ClientError) -> JSONValue {
+    package func call(_ method: Method, id: RequestID? = nil) async throws(ClientError) -> JSONValue {
         let response = try await exchange(id: id) { Request(id: $0, method: method).line }
         return try response.outcome.valueOrClientError()
     }
 
     /// Calls a method by name with raw params (for methods this library has no type for). Any
     /// thread.
-    public func call(
+    package func call(
         method: String,
         params: JSONObject? = nil,
         id: RequestID? = nil
@@ -206,7 +207,7 @@ public final class AccessoryConnection: Sendable {
     /// Writes `rawLine` as is and waits for the response with `id`, or, with `nil`, for the next
     /// response whose id is `null` (the daemon's answer to a line whose id it cannot read).
     /// Returns the response whether it holds a result or an error. Any thread.
-    public func send(rawLine: [UInt8], awaitingResponseTo id: RequestID?) async throws(ClientError) -> Response {
+    package func send(rawLine: [UInt8], awaitingResponseTo id: RequestID?) async throws(ClientError) -> Response {
         let line = RawRequest.terminated(rawLine)
         guard id == nil else { return try await exchange(id: id) { _ in line } }
         let core = try await link.current()
@@ -251,14 +252,14 @@ extension AccessoryConnection {
     /// A plain connected, non-blocking socket to the daemon, for `attach`, after which the
     /// connection is no longer JSON-RPC; checked and failing as
     /// ``connect(socketPath:eventBufferLimit:)``. Any thread.
-    public static func connectSocket(socketPath: String = defaultSocketPath) async throws(ClientError) -> OwnedFD {
+    package static func connectSocket(socketPath: String = defaultSocketPath) async throws(ClientError) -> OwnedFD {
         OwnedFD(adopting: try await Connector.connect(path: socketPath))
     }
 
     /// As ``connectSocket(socketPath:)``, to any endpoint: for a remote one, the socket is the
     /// client's end of the `ssh` child's standard streams, and ``RawChannel/tunnel`` says why it
     /// ended (``SSHTunnel/ended()``) and must be released when done with. Any thread.
-    public static func connectRaw(to endpoint: DaemonEndpoint) async throws(ClientError) -> RawChannel {
+    package static func connectRaw(to endpoint: DaemonEndpoint) async throws(ClientError) -> RawChannel {
         let (fd, tunnel) = try await Connector.connect(endpoint)
         return RawChannel(socket: OwnedFD(adopting: fd), tunnel: tunnel)
     }
@@ -269,7 +270,7 @@ extension AccessoryConnection {
 ///
 /// Threading: one owner at a time (it is moved, never shared).
 @frozen
-public struct RawChannel: ~Copyable, Sendable {
-    public var socket: OwnedFD
-    public let tunnel: SSHTunnel?
+package struct RawChannel: ~Copyable, Sendable {
+    package var socket: OwnedFD
+    package let tunnel: SSHTunnel?
 }

@@ -38,12 +38,18 @@ extension Accessory {
     private func openSerial(_ path: String) {
         move(to: .opening(reason: path, removal: linkState.removal, connector: nil))
         do {
-            let (channel, port) = try opener.openSerial(
+            let opening = try opener.openSerial(
                 path: path,
                 settings: TransportMapping.serialSettings(settings.serial),
-                maxOutboundBytes: max(limits.clientOutboundBytes, settings.framing.maxFrameBytes * 4)
+                maxOutboundBytes: max(limits.clientOutboundBytes, settings.framing.maxFrameBytes * 4),
+                for: name
             )
-            attach(channel, port: port, description: path)
+            if opening.adopted {
+                log(.info, "\(name): kept open across the restart: \(path) was not closed")
+            } else if let refused = opening.keptRefused {
+                log(.notice, "\(name): closed the descriptor kept across the restart (\(refused)); opened \(path) afresh")
+            }
+            attach(opening.channel, port: opening.port, description: path)
         } catch {
             counters.lastError = error.description
             if case .notFound = error {
@@ -168,6 +174,7 @@ extension Accessory {
         // Closed first, with the removal remembered: what the queue's failures and the state's
         // listeners do next sees an accessory that is no longer open.
         close(device)
+        opener.closedForGood(name)
         let changed = replaceLink(
             with: .closed(.absent, reason: "removed: \(reason)", removal: Removal(lateAnswerDue: lateAnswerDue))
         )
@@ -250,8 +257,10 @@ extension Accessory {
     }
 
     /// Closes the accessory for good (daemon shutdown, or replaced or removed by a reload):
-    /// every request still queued fails with `error`. Device loop.
-    func shutDown(error: AccessoryError, reason: String = "shut down") {
+    /// every request still queued fails with `error`. At a daemon shutdown its device stays in
+    /// the descriptor store (`keepingDescriptor`), so that a restart finds it open; a reload that
+    /// drops or replaces it drops it there too. Device loop.
+    func shutDown(error: AccessoryError, reason: String = "shut down", keepingDescriptor: Bool = false) {
         loop.assertInLoop()
         guard !isShutDown else { return }
         let before = linkState
@@ -263,6 +272,7 @@ extension Accessory {
         for w in admission.readyWaiters { w.finish() }
         if case .opening(_, _, let connector) = before { connector?.cancel() }
         if let device = before.device { close(device) }
+        if !keepingDescriptor { opener.closedForGood(name) }
         cancelResync()
         stopTraceFile()
         if changed { announceState() }

@@ -1,5 +1,6 @@
 import ControlProtocol
 import IOLoop
+import JSONCodec
 import Operations
 import Transports
 

@@ -4,6 +4,7 @@ import AccessorySimulator
 import AccessoryTestSupport
 import Glibc
 import IOLoop
+import JSONCodec
 import SystemCalls
 import Transports
 

@@ -2,6 +2,7 @@ import AccessoryClient
 import AccessoryTestSupport
 import ControlProtocol
 import Glibc
+import JSONCodec
 import SystemCalls
 import Testing
 

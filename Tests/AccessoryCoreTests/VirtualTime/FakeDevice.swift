@@ -61,16 +61,22 @@ final class FakeDeviceOpener: DeviceOpener {
 
     var current: FakeChannel? { opened.last }
 
+    /// Accessories whose devices were closed for good, in order.
+    private(set) var closedForGood: [String] = []
+
     func openSerial(
         path: String,
         settings: SerialSettings,
-        maxOutboundBytes: Int
-    ) throws(TransportError) -> (channel: any DeviceChannel, port: SerialPort?) {
+        maxOutboundBytes: Int,
+        for accessory: String
+    ) throws(TransportError) -> SerialOpening {
         if let failWith { throw failWith }
         let channel = FakeChannel()
         opened.append(channel)
-        return (channel, nil)
+        return SerialOpening(channel: channel, port: nil)
     }
+
+    func closedForGood(_ accessory: String) { closedForGood.append(accessory) }
 
     func connectRFCOMM(
         to endpoint: RFCOMMEndpoint,

@@ -2,6 +2,7 @@ import AccessoryConfig
 import AccessoryTestSupport
 import ControlProtocol
 import IOLoop
+import JSONCodec
 
 @testable import AccessoryCore
 
