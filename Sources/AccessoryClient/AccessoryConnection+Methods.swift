@@ -73,14 +73,14 @@ extension AccessoryConnection {
 
     /// `subscribe`: starts notifications on ``events`` for `device` (nil: every accessory this
     /// user may see) and `events` kinds (nil: all). Sent again after a reconnect.
-    public func subscribe(device: String? = nil, events: Set<EventKind>? = nil) async throws(ClientError) {
+    package func subscribe(device: String? = nil, events: Set<EventKind>? = nil) async throws(ClientError) {
         let method = Method.subscribe(SubscriptionParams(device: device, events: events))
         _ = try await call(method)
         link.remember(method)
     }
 
     /// `unsubscribe`: stops them.
-    public func unsubscribe(device: String? = nil, events: Set<EventKind>? = nil) async throws(ClientError) {
+    package func unsubscribe(device: String? = nil, events: Set<EventKind>? = nil) async throws(ClientError) {
         let method = Method.unsubscribe(SubscriptionParams(device: device, events: events))
         _ = try await call(method)
         link.remember(method)
@@ -100,7 +100,7 @@ extension AccessoryConnection {
     }
 
     /// `unlock`: releases the lease. A lock lost when the daemon went away is only forgotten.
-    public func unlock(device: String) async throws(ClientError) {
+    package func unlock(device: String) async throws(ClientError) {
         if link.forgetLostLock(device) { return }
         _ = try await call(.unlock(DeviceParams(device: device)))
         link.lockReleased(device)

@@ -67,7 +67,7 @@ package final class AccessoryConnection: Sendable {
     /// not connect, ``ClientError/unsafeSocket(path:reason:)`` when the check refuses the socket
     /// (nothing is sent), ``ClientError/connectionFailed(path:reason:)`` otherwise. Any thread.
     /// `reconnect` says what happens after the daemon went away (``ReconnectPolicy``).
-    public static func connect(
+    package static func connect(
         socketPath: String = defaultSocketPath,
         eventBufferLimit: Int = 10_000,
         reconnect: ReconnectPolicy = .default
@@ -104,7 +104,7 @@ package final class AccessoryConnection: Sendable {
     /// Connects to `endpoint`: a local socket (as ``connect(socketPath:eventBufferLimit:reconnect:)``)
     /// or a remote host (as ``connect(host:remoteCommand:sshConfig:eventBufferLimit:)``, which
     /// never reconnects). Any thread.
-    public static func connect(
+    package static func connect(
         to endpoint: DaemonEndpoint,
         eventBufferLimit: Int = 10_000,
         reconnect: ReconnectPolicy = .default
@@ -143,12 +143,12 @@ package final class AccessoryConnection: Sendable {
     /// Closes the connection: calls in flight (or waiting for a reconnect) fail with
     /// ``ClientError/disconnected``, ``events`` finishes, and the daemon releases this client's
     /// lock and subscriptions. Idempotent. Any thread.
-    public func close() {
+    package func close() {
         link.close()
     }
 
     /// Whether a socket to the daemon is open now (not closed, not waiting to reconnect). Any thread.
-    public var isConnected: Bool {
+    package var isConnected: Bool {
         let (core, down) = link.state.withLock { ($0.core, $0.down || $0.closed || $0.ended != nil) }
         return !down && core.isOpen
     }
@@ -156,7 +156,7 @@ package final class AccessoryConnection: Sendable {
     /// Why the connection ended for good (``ClientError/disconnected``, the last reconnect
     /// attempt's error, or for a remote daemon what ssh said), nil while it is open or
     /// reconnecting. Any thread.
-    public var endReason: ClientError? {
+    package var endReason: ClientError? {
         let (closed, ended, core) = link.state.withLock { ($0.closed, $0.ended, $0.core) }
         if closed { return .disconnected }
         if let ended { return ended }
@@ -167,7 +167,7 @@ package final class AccessoryConnection: Sendable {
     /// Calls `handler` when the daemon goes away, when this connection is back, and when it
     /// gives up (``LinkChange``), on the thread that noticed: keep it short. Replaces the
     /// previous handler. Any thread.
-    public func onLinkChange(_ handler: @escaping @Sendable (LinkChange) -> Void) {
+    package func onLinkChange(_ handler: @escaping @Sendable (LinkChange) -> Void) {
         link.state.withLock { $0.onChange = handler }
     }
 
@@ -200,7 +200,7 @@ package final class AccessoryConnection: Sendable {
 
     /// Writes `rawLine` as is (a `\n` is added if it has none) and waits for nothing: for tests
     /// of the daemon's handling of malformed input. Any thread.
-    public func send(rawLine: [UInt8]) async throws(ClientError) {
+    package func send(rawLine: [UInt8]) async throws(ClientError) {
         try await link.current().sendRaw(RawRequest.terminated(rawLine))
     }
 

@@ -84,7 +84,7 @@ package enum ClientError: Error, Sendable, Hashable, CustomStringConvertible {
     /// `unknown_device`, …, or `error_<code>` for a code this client does not know), else
     /// `daemon_not_running`, `permission_denied`, `connection_failed`, `unsafe_socket`,
     /// `disconnected`, `daemon_restarted`, `lock_lost`, `protocol_error`.
-    public var codeName: String {
+    package var codeName: String {
         switch self {
         case .daemonNotRunning: "daemon_not_running"
         case .permissionDenied: "permission_denied"

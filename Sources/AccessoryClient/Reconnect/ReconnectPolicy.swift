@@ -9,30 +9,30 @@
 /// ``giveUpAfter`` after the first. Remote connections (`ssh://`) never reconnect.
 ///
 /// Threading: a value. Any thread.
-public struct ReconnectPolicy: Sendable, Hashable {
+package struct ReconnectPolicy: Sendable, Hashable {
     /// Whether to connect again at all.
-    public var enabled: Bool
+    package var enabled: Bool
     /// How long one round of attempts lasts before the calls waiting for it fail with the last
     /// attempt's error.
-    public var giveUpAfter: Duration
+    package var giveUpAfter: Duration
 
-    public init(enabled: Bool = true, giveUpAfter: Duration = .seconds(30)) {
+    package init(enabled: Bool = true, giveUpAfter: Duration = .seconds(30)) {
         self.enabled = enabled
         self.giveUpAfter = max(giveUpAfter, .milliseconds(1))
     }
 
     /// Reconnect, giving up after 30 s: the library's default.
-    public static let `default` = ReconnectPolicy()
+    package static let `default` = ReconnectPolicy()
     /// Never reconnect: once the daemon went away, every call fails with
     /// ``ClientError/disconnected`` and ``AccessoryConnection/events`` finishes.
-    public static let never = ReconnectPolicy(enabled: false)
+    package static let never = ReconnectPolicy(enabled: false)
 }
 
 /// What happened to the daemon behind a reconnecting ``AccessoryConnection``, for a program
 /// that tells its user (``AccessoryConnection/onLinkChange(_:)``).
 ///
 /// Threading: a value. Any thread.
-public enum LinkChange: Sendable, Hashable {
+package enum LinkChange: Sendable, Hashable {
     /// The daemon went away; reconnecting (now, or on the next call when nothing is subscribed).
     case lost
     /// Connected again; the subscriptions are sent again.
