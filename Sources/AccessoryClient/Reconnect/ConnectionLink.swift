@@ -14,7 +14,9 @@ final class ConnectionLink: Sendable {
     let events: AsyncStream<DeviceEvent>.Continuation
     let state: Locked<LinkState>
 
-    /// Everything the link's users share. A value inside `state`'s lock.
+    /// Everything the link's users share.
+    ///
+    /// Threading: a value, only touched inside `state`'s lock.
     struct LinkState {
         var core: ConnectionCore
         /// The daemon went away from `core` and no new socket is up yet.
