@@ -2,9 +2,11 @@ import ControlProtocol
 import JSONCodec
 
 /// The protocol's methods, typed. Each throws ``ClientError/rpc(_:)`` with the
-/// daemon's error (`unknown_device`, `timed_out`, …), ``ClientError/disconnected`` when the
-/// connection ends first, or ``ClientError/protocolError(_:)`` when the result has the wrong
-/// shape. Durations are sent in whole milliseconds, rounded up.
+/// daemon's error (`unknown_device`, `timed_out`, …), ``ClientError/daemonRestarted`` when the
+/// daemon goes away first, ``ClientError/disconnected`` when the connection is closed, or
+/// ``ClientError/protocolError(_:)`` when the result has the wrong shape. `transact`, `write`
+/// and `read` throw ``ClientError/lockLost(device:)`` while a lock this connection held on the
+/// accessory is lost. Durations are sent in whole milliseconds, rounded up.
 ///
 /// Threading: any thread.
 extension AccessoryConnection {
@@ -32,6 +34,7 @@ extension AccessoryConnection {
         timeout: Duration? = nil,
         wait: Duration? = nil
     ) async throws(ClientError) -> TransactResult {
+        try link.checkLock(device)
         let params = TransferParams(device: device, data: data, timeoutMs: timeout?.ms, waitMs: wait?.ms)
         return try decode(try await call(.transact(params)), TransactResult.init(json:))
     }
@@ -54,6 +57,7 @@ extension AccessoryConnection {
         timeout: Duration? = nil,
         wait: Duration? = nil
     ) async throws(ClientError) -> WriteResult {
+        try link.checkLock(device)
         let params = TransferParams(device: device, data: data, timeoutMs: timeout?.ms, waitMs: wait?.ms)
         return try decode(try await call(.write(params)), WriteResult.init(json:))
     }
@@ -62,34 +66,44 @@ extension AccessoryConnection {
     package func read(device: String, timeout: Duration? = nil, maxFrames: Int? = nil) async throws(ClientError)
         -> ReadResult
     {
+        try link.checkLock(device)
         let params = ReadParams(device: device, timeoutMs: timeout?.ms, maxFrames: maxFrames.map(Int64.init))
         return try decode(try await call(.read(params)), ReadResult.init(json:))
     }
 
     /// `subscribe`: starts notifications on ``events`` for `device` (nil: every accessory this
-    /// user may see) and `events` kinds (nil: all).
+    /// user may see) and `events` kinds (nil: all). Sent again after a reconnect.
     package func subscribe(device: String? = nil, events: Set<EventKind>? = nil) async throws(ClientError) {
-        _ = try await call(.subscribe(SubscriptionParams(device: device, events: events)))
+        let method = Method.subscribe(SubscriptionParams(device: device, events: events))
+        _ = try await call(method)
+        link.remember(method)
     }
 
     /// `unsubscribe`: stops them.
     package func unsubscribe(device: String? = nil, events: Set<EventKind>? = nil) async throws(ClientError) {
-        _ = try await call(.unsubscribe(SubscriptionParams(device: device, events: events)))
+        let method = Method.unsubscribe(SubscriptionParams(device: device, events: events))
+        _ = try await call(method)
+        link.remember(method)
     }
 
     /// `lock`: takes an exclusive lease on `device`, waiting at most `timeout` for it; the lease
     /// lasts `lease` (default: the daemon's) unless released, and ends when this connection
-    /// closes. Returns the daemon's result object.
+    /// closes. Returns the daemon's result object. Never taken again by itself after a
+    /// reconnect: see ``ClientError/lockLost(device:)``.
     @discardableResult
     package func lock(device: String, timeout: Duration? = nil, lease: Duration? = nil) async throws(ClientError)
         -> JSONValue
     {
-        try await call(.lock(LockParams(device: device, timeoutMs: timeout?.ms, leaseMs: lease?.ms)))
+        let result = try await call(.lock(LockParams(device: device, timeoutMs: timeout?.ms, leaseMs: lease?.ms)))
+        link.lockTaken(device)
+        return result
     }
 
-    /// `unlock`: releases the lease.
+    /// `unlock`: releases the lease. A lock lost when the daemon went away is only forgotten.
     package func unlock(device: String) async throws(ClientError) {
+        if link.forgetLostLock(device) { return }
         _ = try await call(.unlock(DeviceParams(device: device)))
+        link.lockReleased(device)
     }
 
     /// `cancel`: asks the daemon to cancel this connection's request `requestID` (see

@@ -9,8 +9,12 @@ import SystemCalls
 /// Many calls may be in flight at once, from many tasks: each gets a request id from this
 /// connection, and responses are matched by id whatever order the daemon answers in.
 /// Notifications (after ``subscribe(device:events:)``) arrive on ``events``. When the daemon
-/// closes the socket, every call in flight fails at once with ``ClientError/disconnected``, and
-/// so does every later call. Cancelling the task of a call sends the daemon a `cancel` for it;
+/// goes away (it stopped or restarted), every call in flight fails at once with
+/// ``ClientError/daemonRestarted`` and is never resent; the connection then connects again as
+/// its ``ReconnectPolicy`` says (by default: subscriptions sent again, later calls wait for the
+/// new daemon, locks reported lost with ``ClientError/lockLost(device:)``). With
+/// ``ReconnectPolicy/never`` every later call fails with ``ClientError/disconnected``.
+/// Cancelling the task of a call sends the daemon a `cancel` for it;
 /// the call then ends with the daemon's answer (usually a `cancelled` error, or the result if it
 /// had already finished).
 ///
@@ -32,18 +36,23 @@ package final class AccessoryConnection: Sendable {
     package let endpoint: DaemonEndpoint
 
     /// Typed `device.data` and `device.state` notifications, in the order they arrived. Iterate
-    /// it from one task. It finishes when the connection ends. At most the `eventBufferLimit`
+    /// it from one task. It finishes when the connection ends (closed, the daemon gone without
+    /// reconnecting, or a round of reconnect attempts given up); across a reconnect it goes on
+    /// (what the daemon sent while it was away is not seen). At most the `eventBufferLimit`
     /// given to ``connect(socketPath:eventBufferLimit:)`` events wait unread; beyond that the
     /// oldest are dropped and counted in ``droppedEventCount``.
     package let events: AsyncStream<DeviceEvent>
 
-    let core: ConnectionCore
+    let link: ConnectionLink
 
-    private init(endpoint: DaemonEndpoint, events: AsyncStream<DeviceEvent>, core: ConnectionCore) {
+    /// The socket in use now (or the last one, while the daemon is away).
+    var core: ConnectionCore { link.state.withLock { $0.core } }
+
+    private init(endpoint: DaemonEndpoint, events: AsyncStream<DeviceEvent>, link: ConnectionLink) {
         self.endpoint = endpoint
         self.socketPath = endpoint.description
         self.events = events
-        self.core = core
+        self.link = link
     }
 
     /// Connects to the daemon listening at `socketPath`.
@@ -57,11 +66,13 @@ package final class AccessoryConnection: Sendable {
     /// file or nothing listens on it, ``ClientError/permissionDenied(path:)`` when this user may
     /// not connect, ``ClientError/unsafeSocket(path:reason:)`` when the check refuses the socket
     /// (nothing is sent), ``ClientError/connectionFailed(path:reason:)`` otherwise. Any thread.
+    /// `reconnect` says what happens after the daemon went away (``ReconnectPolicy``).
     package static func connect(
         socketPath: String = defaultSocketPath,
-        eventBufferLimit: Int = 10_000
+        eventBufferLimit: Int = 10_000,
+        reconnect: ReconnectPolicy = .default
     ) async throws(ClientError) -> AccessoryConnection {
-        try await connect(to: .socket(socketPath), eventBufferLimit: eventBufferLimit)
+        try await connect(to: .socket(socketPath), eventBufferLimit: eventBufferLimit, reconnect: reconnect)
     }
 
     /// Connects to the daemon on another host, given as `ssh://[user@]host[:port]`: the system's
@@ -90,11 +101,13 @@ package final class AccessoryConnection: Sendable {
         return try await connect(to: endpoint, eventBufferLimit: eventBufferLimit)
     }
 
-    /// Connects to `endpoint`: a local socket (as ``connect(socketPath:eventBufferLimit:)``) or a
-    /// remote host (as ``connect(host:remoteCommand:sshConfig:eventBufferLimit:)``). Any thread.
+    /// Connects to `endpoint`: a local socket (as ``connect(socketPath:eventBufferLimit:reconnect:)``)
+    /// or a remote host (as ``connect(host:remoteCommand:sshConfig:eventBufferLimit:)``, which
+    /// never reconnects). Any thread.
     package static func connect(
         to endpoint: DaemonEndpoint,
-        eventBufferLimit: Int = 10_000
+        eventBufferLimit: Int = 10_000,
+        reconnect: ReconnectPolicy = .default
     ) async throws(ClientError) -> AccessoryConnection {
         let name = endpoint.description
         let loop: IOLoop
@@ -107,32 +120,56 @@ package final class AccessoryConnection: Sendable {
         let (events, continuation) = AsyncStream<DeviceEvent>.makeStream(
             bufferingPolicy: .bufferingNewest(max(1, eventBufferLimit))
         )
-        let core = ConnectionCore(loop: loop, path: name, events: continuation, tunnel: tunnel)
+        let link = ConnectionLink(
+            endpoint: endpoint,
+            policy: reconnect,
+            loop: loop,
+            events: continuation,
+            tunnel: tunnel
+        )
+        let core = link.state.withLock { $0.core }
         guard loop.perform({ core.start(adopting: fd) }) else {
             OwnedFD(adopting: fd).close()
             tunnel?.release()
             throw .connectionFailed(path: name, reason: "the client's I/O thread has stopped")
         }
-        return AccessoryConnection(endpoint: endpoint, events: events, core: core)
+        return AccessoryConnection(endpoint: endpoint, events: events, link: link)
     }
 
     deinit {
-        core.end(with: .disconnected)
+        link.close()
     }
 
-    /// Closes the connection: calls in flight fail with ``ClientError/disconnected``, ``events``
-    /// finishes, and the daemon releases this client's lock and subscriptions. Idempotent. Any
-    /// thread.
+    /// Closes the connection: calls in flight (or waiting for a reconnect) fail with
+    /// ``ClientError/disconnected``, ``events`` finishes, and the daemon releases this client's
+    /// lock and subscriptions. Idempotent. Any thread.
     package func close() {
-        core.end(with: .disconnected)
+        link.close()
     }
 
-    /// Whether the connection is still open (neither closed nor dropped by the daemon). Any thread.
-    package var isConnected: Bool { core.isOpen }
+    /// Whether a socket to the daemon is open now (not closed, not waiting to reconnect). Any thread.
+    package var isConnected: Bool {
+        let (core, down) = link.state.withLock { ($0.core, $0.down || $0.closed || $0.ended != nil) }
+        return !down && core.isOpen
+    }
 
-    /// Why the connection ended (``ClientError/disconnected``, or for a remote daemon what ssh
-    /// said), nil while it is open. Any thread.
-    package var endReason: ClientError? { core.shared.withLock { $0.ended } }
+    /// Why the connection ended for good (``ClientError/disconnected``, the last reconnect
+    /// attempt's error, or for a remote daemon what ssh said), nil while it is open or
+    /// reconnecting. Any thread.
+    package var endReason: ClientError? {
+        let (closed, ended, core) = link.state.withLock { ($0.closed, $0.ended, $0.core) }
+        if closed { return .disconnected }
+        if let ended { return ended }
+        if link.policy.enabled { return nil }
+        return core.shared.withLock { $0.ended }
+    }
+
+    /// Calls `handler` when the daemon goes away, when this connection is back, and when it
+    /// gives up (``LinkChange``), on the thread that noticed: keep it short. Replaces the
+    /// previous handler. Any thread.
+    package func onLinkChange(_ handler: @escaping @Sendable (LinkChange) -> Void) {
+        link.state.withLock { $0.onChange = handler }
+    }
 
     /// How many notifications were dropped because ``events`` was not read fast enough. Any thread.
     package var droppedEventCount: Int { core.shared.withLock { $0.droppedEvents } }
@@ -164,7 +201,7 @@ package final class AccessoryConnection: Sendable {
     /// Writes `rawLine` as is (a `\n` is added if it has none) and waits for nothing: for tests
     /// of the daemon's handling of malformed input. Any thread.
     package func send(rawLine: [UInt8]) async throws(ClientError) {
-        try core.sendRaw(RawRequest.terminated(rawLine))
+        try await link.current().sendRaw(RawRequest.terminated(rawLine))
     }
 
     /// Writes `rawLine` as is and waits for the response with `id`, or, with `nil`, for the next
@@ -173,31 +210,40 @@ package final class AccessoryConnection: Sendable {
     package func send(rawLine: [UInt8], awaitingResponseTo id: RequestID?) async throws(ClientError) -> Response {
         let line = RawRequest.terminated(rawLine)
         guard id == nil else { return try await exchange(id: id) { _ in line } }
+        let core = try await link.current()
         let result = await withCheckedContinuation { core.sendRawAwaitingNullID(line, continuation: $0) }
         return try result.get()
     }
 
-    /// Reserves an id, sends the line built for it and waits for its response; cancelling the
-    /// task sends a `cancel` for the id.
+    /// Sends the line built for a fresh (or the given) id on the socket in use, waiting for a
+    /// reconnect first while the daemon is away, and waits for its response. A call that never
+    /// reached the daemon (its socket ended before it was written) goes on the next socket.
     func exchange(id: RequestID?, line: (RequestID) -> [UInt8]) async throws(ClientError) -> Response {
-        let core = self.core
-        let id = try core.reserve(id)
-        let bytes = line(id)
-        let result = await withTaskCancellationHandler {
-            await withCheckedContinuation { core.startWaiting(id: id, line: bytes, continuation: $0) }
-        } onCancel: {
-            core.cancel(id)
+        var attempt = 0
+        while true {
+            let core = try await link.current()
+            do throws(ClientError) {
+                return try await core.exchange(id: id, line: line)
+            } catch  where attempt < 8 && link.mayRetry(error) {
+                attempt += 1  // bounded: each attempt waits for a round, itself bounded
+            }
         }
-        return try result.get()
     }
 }
 
 extension Result where Success == JSONValue, Failure == RPCError {
-    /// The result, or the RPC error as a ``ClientError``.
+    /// The result, or the RPC error as a ``ClientError``: the daemon's "stopping" answer (`1002`
+    /// with `data.reason` `daemon_stopping`) as ``ClientError/daemonRestarted``.
     fileprivate func valueOrClientError() throws(ClientError) -> JSONValue {
         switch self {
         case .success(let value): return value
-        case .failure(let error): throw .rpc(error)
+        case .failure(let error):
+            if error.errorCode == .deviceUnavailable, case .object(let data)? = error.data,
+                data["reason"] == .string("daemon_stopping")
+            {
+                throw .daemonRestarted
+            }
+            throw .rpc(error)
         }
     }
 }

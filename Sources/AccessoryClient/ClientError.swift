@@ -21,9 +21,19 @@ package enum ClientError: Error, Sendable, Hashable, CustomStringConvertible {
     case unsafeSocket(path: String, reason: String)
     /// The daemon answered the request with a JSON-RPC error.
     case rpc(RPCError)
-    /// The connection is closed: the daemon closed it (it stopped, or dropped this client), or
-    /// ``AccessoryConnection/close()`` was called. Calls in flight fail with this at once.
+    /// The connection is closed: ``AccessoryConnection/close()`` was called, or the daemon went
+    /// away from a connection that does not reconnect (``ReconnectPolicy/never``).
     case disconnected
+    /// The daemon went away (it stopped or restarted) while this call was in flight: the request
+    /// was written and never answered, or the daemon answered that it is stopping (`1002` with
+    /// `data.reason` `daemon_stopping`). It was not resent; whether the accessory saw it is
+    /// unknown.
+    case daemonRestarted
+    /// The lock this connection held on `device` was lost when the daemon went away (a new
+    /// daemon knows nothing of it). Calls on `device` fail with this until the program takes
+    /// the lock again (``AccessoryConnection/lock(device:timeout:lease:)``) or lets it go
+    /// (``AccessoryConnection/unlock(device:)``).
+    case lockLost(device: String)
     /// The daemon sent something this client does not understand. The connection is closed
     /// when the problem is in the message framing; a result of the wrong shape fails only its
     /// own call.
@@ -57,6 +67,12 @@ package enum ClientError: Error, Sendable, Hashable, CustomStringConvertible {
             error.message
         case .disconnected:
             "the connection to accessoryd was closed"
+        case .daemonRestarted:
+            "accessoryd went away with this request in flight (it stopped or restarted); "
+                + "the request was not resent, and whether the accessory saw it is unknown"
+        case .lockLost(let device):
+            "the lock on \(device) was lost when accessoryd went away (it stopped or restarted); "
+                + "take it again, or unlock to go on without it"
         case .protocolError(let message):
             "accessoryd sent something this client does not understand: \(message)"
         case .remoteEnded(let host, let message, let status):
@@ -67,7 +83,7 @@ package enum ClientError: Error, Sendable, Hashable, CustomStringConvertible {
     /// A stable snake_case name: the protocol's code name for ``rpc(_:)`` (`timed_out`,
     /// `unknown_device`, …, or `error_<code>` for a code this client does not know), else
     /// `daemon_not_running`, `permission_denied`, `connection_failed`, `unsafe_socket`,
-    /// `disconnected`, `protocol_error`.
+    /// `disconnected`, `daemon_restarted`, `lock_lost`, `protocol_error`.
     package var codeName: String {
         switch self {
         case .daemonNotRunning: "daemon_not_running"
@@ -76,6 +92,8 @@ package enum ClientError: Error, Sendable, Hashable, CustomStringConvertible {
         case .unsafeSocket: "unsafe_socket"
         case .rpc(let error): error.errorCode?.name ?? "error_\(error.code)"
         case .disconnected: "disconnected"
+        case .daemonRestarted: "daemon_restarted"
+        case .lockLost: "lock_lost"
         case .protocolError: "protocol_error"
         case .remoteEnded(_, _, Self.remoteDaemonNotRunning?): "daemon_not_running"
         case .remoteEnded(_, _, Self.remotePermissionDenied?): "permission_denied"

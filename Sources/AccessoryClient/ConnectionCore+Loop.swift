@@ -30,7 +30,7 @@ extension ConnectionCore {
         source?.cancel()
         source = nil
         unsent = []
-        events.finish()
+        if finishesEvents { events.finish() }
         tunnel?.release()
     }
 
@@ -40,7 +40,10 @@ extension ConnectionCore {
     func connectionLost() {
         loop.preconditionInLoop()
         guard let tunnel else {
-            end(with: .disconnected)
+            // What was written and not answered is lost with the daemon: never resent.
+            // The link hears first, so that no call takes this socket as the one to use.
+            if isOpen { onLost?(self) }
+            end(with: .disconnected, inFlight: .daemonRestarted)
             return
         }
         guard !awaitingTunnel else { return }

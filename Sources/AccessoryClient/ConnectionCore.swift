@@ -16,6 +16,11 @@ final class ConnectionCore: @unchecked Sendable {  // @unchecked: `shared` is Lo
     let events: AsyncStream<DeviceEvent>.Continuation
     /// The `ssh` child behind a remote connection: when the socket ends, its exit says why.
     let tunnel: SSHTunnel?
+    /// Whether tearing down finishes `events` (a connection that reconnects keeps them going
+    /// across sockets).
+    let finishesEvents: Bool
+    /// Told once when the daemon went away from this socket (not after a close).
+    let onLost: (@Sendable (ConnectionCore) -> Void)?
 
     // Loop thread only (ConnectionCore+Loop.swift).
     var source: FDSource?
@@ -29,11 +34,33 @@ final class ConnectionCore: @unchecked Sendable {  // @unchecked: `shared` is Lo
     /// The longest line accepted from the daemon (a `read` of many frames can be long).
     static let maxLineLength = 64 << 20
 
-    init(loop: IOLoop, path: String, events: AsyncStream<DeviceEvent>.Continuation, tunnel: SSHTunnel? = nil) {
+    init(
+        loop: IOLoop,
+        path: String,
+        events: AsyncStream<DeviceEvent>.Continuation,
+        tunnel: SSHTunnel? = nil,
+        finishesEvents: Bool = true,
+        onLost: (@Sendable (ConnectionCore) -> Void)? = nil
+    ) {
         self.loop = loop
         self.path = path
         self.events = events
         self.tunnel = tunnel
+        self.finishesEvents = finishesEvents
+        self.onLost = onLost
+    }
+
+    /// Reserves an id, sends the line built for it and waits for its response; cancelling the
+    /// task sends a `cancel` for the id. Any thread.
+    func exchange(id: RequestID?, line: (RequestID) -> [UInt8]) async throws(ClientError) -> Response {
+        let id = try reserve(id)
+        let bytes = line(id)
+        let result = await withTaskCancellationHandler {
+            await withCheckedContinuation { self.startWaiting(id: id, line: bytes, continuation: $0) }
+        } onCancel: {
+            self.cancel(id)
+        }
+        return try result.get()
     }
 
     /// Takes `id` (or a fresh one) for a request about to be sent. Any thread.
@@ -109,11 +136,12 @@ final class ConnectionCore: @unchecked Sendable {  // @unchecked: `shared` is Lo
         if let failure { continuation.resume(returning: .failure(failure)) }
     }
 
-    /// Ends the connection (if not already ended): every waiting call fails with `error`, the
-    /// socket is closed on the loop and `events` finishes. Any thread.
-    func end(with error: ClientError) {
+    /// Ends the connection (if not already ended): every waiting call fails with `inFlight`
+    /// (else `error`), later ones with `error`; the socket is closed on the loop and `events`
+    /// finishes (``finishesEvents``). Any thread.
+    func end(with error: ClientError, inFlight: ClientError? = nil) {
         let (reason, waiting) = shared.withLock { $0.end(with: error) }
-        for continuation in waiting { continuation.resume(returning: .failure(reason)) }
+        for continuation in waiting { continuation.resume(returning: .failure(inFlight ?? reason)) }
         loop.execute { self.tearDown() }
     }
 

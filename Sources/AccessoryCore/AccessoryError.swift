@@ -7,6 +7,9 @@ import Operations
 public enum AccessoryError: Error, Sendable, Equatable, CustomStringConvertible {
     case unknownDevice(String)
     case unavailable(device: String, state: DeviceState, reason: String)
+    /// The daemon is stopping (or restarting): what was queued or waiting fails with this, and
+    /// its `data.reason` (`daemon_stopping`) lets a client tell it from an accessory that went away.
+    case daemonStopping(device: String)
     case timedOut(device: String, after: Duration)
     case cancelled
     case removed(device: String, reason: String)
@@ -35,6 +38,8 @@ public enum AccessoryError: Error, Sendable, Equatable, CustomStringConvertible 
             return "no accessory named \"\(name)\" is configured"
         case .unavailable(let device, let state, let reason):
             return "\(device) is \(state.rawValue)\(reason.isEmpty ? "" : ": \(reason)")"
+        case .daemonStopping(let device):
+            return "\(device) is disabled: the daemon is stopping"
         case .timedOut(let device, let after):
             return "\(device) did not answer within \(Int(after.milliseconds)) ms"
         case .cancelled:
@@ -74,6 +79,9 @@ public enum AccessoryError: Error, Sendable, Equatable, CustomStringConvertible 
         switch self {
         case .unknownDevice: return RPCError(.unknownDevice, description)
         case .unavailable: return RPCError(.deviceUnavailable, description)
+        case .daemonStopping(let device):
+            let data: JSONObject = ["device": .string(device), "reason": "daemon_stopping"]
+            return RPCError(.deviceUnavailable, description, data: .object(data))
         case .timedOut, .waitExpired: return RPCError(.timedOut, description)
         case .cancelled: return RPCError(.cancelled, description)
         case .removed: return RPCError(.deviceRemoved, description)

@@ -177,10 +177,7 @@ public final class AccessoryRegistry: @unchecked Sendable {  // @unchecked: muta
     public func shutdown() {
         loop.preconditionInLoop()
         for a in accessories {
-            a.shutDown(
-                error: .unavailable(device: a.name, state: .disabled, reason: "the daemon is stopping"),
-                keepingDescriptor: true
-            )
+            a.shutDown(error: .daemonStopping(device: a.name), keepingDescriptor: true)
         }
         views.closeAll()
     }

@@ -50,7 +50,7 @@ enum Runner {
         let endpoint = try global.endpoint()
         let connection: AccessoryConnection
         do throws(ClientError) {
-            connection = try await AccessoryConnection.connect(to: endpoint)
+            connection = try await AccessoryConnection.connect(to: endpoint, reconnect: global.reconnect)
         } catch {
             throw ExitStatus.fail(error)
         }

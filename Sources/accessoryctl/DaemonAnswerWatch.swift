@@ -31,7 +31,9 @@ final class DaemonAnswerWatch: Sendable {
             do { try await Task.sleep(for: probeAfter) } catch { return }
             let answered = Locked(false)
             let probe = Task.detached {
-                guard let second = try? await AccessoryConnection.connect(to: .socket(socket)) else { return }
+                guard let second = try? await AccessoryConnection.connect(to: .socket(socket), reconnect: .never) else {
+                    return
+                }
                 defer { second.close() }
                 if (try? await second.call(.daemonStatus)) != nil { answered.withLock { $0 = true } }
             }

@@ -16,7 +16,8 @@ enum DeviceCompletion {
         let path = GlobalOptions.socketPath(explicit: explicit)
         let names = await withTaskGroup(of: [String]?.self) { group in
             group.addTask {
-                guard let connection = try? await AccessoryConnection.connect(socketPath: path) else { return [] }
+                guard let connection = try? await AccessoryConnection.connect(socketPath: path, reconnect: .never)
+                else { return [] }
                 defer { connection.close() }
                 return (try? await connection.listDevices())?.map(\.name) ?? []
             }

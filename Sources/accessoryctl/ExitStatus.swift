@@ -38,7 +38,7 @@ enum ExitStatus {
             case .timedOut?: return timedOut
             default: return requestFailed
             }
-        case .connectionFailed, .disconnected, .protocolError: return requestFailed
+        case .connectionFailed, .disconnected, .daemonRestarted, .lockLost, .protocolError: return requestFailed
         case .remoteEnded(_, _, ClientError.remoteDaemonNotRunning?): return daemonNotRunning
         case .remoteEnded(_, _, ClientError.remotePermissionDenied?): return permissionDenied
         case .remoteEnded: return requestFailed  // as for a daemon that went away
@@ -55,7 +55,7 @@ enum ExitStatus {
             return prefix + "\(error.description) (\(error.codeName))"
         case .disconnected:
             return prefix + "accessoryd closed the connection (disconnected)"
-        case .rpc, .protocolError:
+        case .rpc, .protocolError, .daemonRestarted, .lockLost:
             return prefix + "\(error.description) (\(error.codeName))"
         }
     }

@@ -51,6 +51,15 @@ struct GlobalOptions: ParsableArguments {
     @Flag(name: .long, help: "Print the daemon's JSON results as they are, one per line.")
     var json = false
 
+    @Flag(
+        name: .long,
+        help: "When accessoryd goes away (stops or restarts), end instead of connecting again (docs/usage.md)."
+    )
+    var noReconnect = false
+
+    /// What the connection does when the daemon goes away: reconnect, unless `--no-reconnect`.
+    var reconnect: ReconnectPolicy { noReconnect ? .never : .default }
+
     func validate() throws {
         if host != nil && socket != nil { throw ValidationError("give --host or --socket, not both") }
         do throws(SSHDestinationError) {

@@ -67,10 +67,18 @@ struct CtlExitStatusTests {
         #expect(daemon.connectionCount == 0)
     }
 
+    /// The request was in flight: it fails, and is not sent again to the daemon that is still
+    /// listening.
     @Test func theDaemonHangingUpMidRequestExitsWith1() async throws {
         let daemon = try FakeDaemon { _, peer in peer.close() }
         defer { daemon.stop() }
         let run = try await CtlProcess.run(["transact", "--socket", daemon.socketPath, "modem", "AT"])
-        #expect(run.status == 1 && run.stderr == "error: accessoryd closed the connection (disconnected)\n", "\(run)")
+        #expect(
+            run.status == 1
+                && run.stderr == "error: accessoryd went away with this request in flight (it stopped or restarted); "
+                    + "the request was not resent, and whether the accessory saw it is unknown (daemon_restarted)\n",
+            "\(run)"
+        )
+        #expect(daemon.requests.count == 1)
     }
 }

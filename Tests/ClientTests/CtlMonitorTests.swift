@@ -1,3 +1,4 @@
+import AccessoryClient
 import AccessoryTestSupport
 import ControlProtocol
 import Glibc
@@ -71,7 +72,62 @@ struct CtlMonitorTests {
             peer.close()
         }
         defer { daemon.stop() }
-        let run = try await CtlProcess.run(["monitor", "--socket", daemon.socketPath])
+        let run = try await CtlProcess.run(["monitor", "--no-reconnect", "--socket", daemon.socketPath])
         #expect(run.status == 1 && run.stderr == "error: accessoryd closed the connection (disconnected)\n", "\(run)")
+    }
+
+    /// A real daemon stopped with SIGTERM and started again on the same socket: monitor says so
+    /// on standard error, subscribes again by itself and prints the new daemon's events.
+    @Test(.enabled(if: RealDaemon.executable != nil, Comment(rawValue: RealDaemon.notBuilt)))
+    func monitorCarriesOnAcrossADaemonRestart() async throws {
+        let daemon = try await RealDaemon(echoes: [(name: "echo", simulate: "")])
+        defer { daemon.stop() }
+        let path = daemon.socketPath
+        let run = try await CtlProcess.run(
+            ["monitor", "echo", "--event", "data", "--count", "2", "--socket", path],
+            seconds: 60
+        ) { _ in
+            do {
+                try await Self.writeOnceSubscribed("before", socket: path)
+                daemon.halt()
+                try await daemon.start()
+                try await Self.writeOnceSubscribed("after", socket: path)
+            } catch {
+                Issue.record("\(error)")
+            }
+        }
+        #expect(run.status == 0, "\(run)")
+        #expect(run.stdoutLines == ["echo: before", "echo: after"], "\(run)")
+        #expect(
+            run.stderr
+                == "accessoryctl: accessoryd went away; reconnecting\naccessoryctl: reconnected to accessoryd; carrying on\n",
+            "\(run)"
+        )
+    }
+
+    /// Waits (bounded) until another client of the daemon at `socket` subscribes, writes `text`
+    /// to `echo`, and waits until the daemon has sent its echo to the subscribers (this
+    /// connection's own subscription sees it).
+    static func writeOnceSubscribed(_ text: String, socket: String) async throws {
+        let writer = try await AccessoryConnection.connect(socketPath: socket, reconnect: .never)
+        defer { writer.close() }
+        try await writer.subscribe(device: "echo", events: [.data])
+        for _ in 0..<2000 {
+            let clients = try await writer.call(method: "clients.list").objectValue?["clients"]?.arrayValue ?? []
+            let subscribed = clients.filter { !($0.objectValue?["subscribed"]?.arrayValue?.isEmpty ?? true) }
+            if subscribed.count >= 2 {
+                _ = try await writer.write(device: "echo", data: Array(text.utf8))
+                let echoed = try await bounded(10) { () -> DeviceEvent? in
+                    for await event in writer.events { return event }
+                    return nil
+                }
+                guard echoed == .data(device: "echo", frame: Frame(Array(text.utf8))) else {
+                    throw DaemonFailed("the echo of \(text) never came: \(String(describing: echoed))")
+                }
+                return
+            }
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        throw DaemonFailed("monitor never subscribed")
     }
 }

@@ -4,10 +4,13 @@ import ControlProtocol
 import SystemCalls
 import Testing
 
-/// The connection ending: the daemon hanging up, stopping, or the client closing.
+/// The connection ending: the daemon hanging up, stopping, or the client closing. (What a
+/// reconnecting connection does next: ReconnectTests, against a real daemon.)
 ///
 /// Threading: each test runs on its own task with its own fake daemon.
 @Suite struct DisconnectTests {
+    /// Calls in flight fail with `daemonRestarted`; without reconnecting, later calls fail with
+    /// `disconnected` and the events finish.
     @Test func theDaemonHangingUpFailsEveryPendingCallPromptly() async throws {
         let seen = Locked(0)
         let daemon = try FakeDaemon { _, peer in
@@ -19,7 +22,7 @@ import Testing
             }
         }
         defer { daemon.stop() }
-        let connection = try await AccessoryConnection.connect(socketPath: daemon.socketPath)
+        let connection = try await AccessoryConnection.connect(socketPath: daemon.socketPath, reconnect: .never)
         let start = ContinuousClock.now
         let errors = try await bounded(10) {
             await withTaskGroup(of: ClientError?.self) { group in
@@ -31,7 +34,7 @@ import Testing
                 return await group.reduce(into: []) { $0.append($1) }
             }
         }
-        #expect(errors == [.disconnected, .disconnected, .disconnected])
+        #expect(errors == [.daemonRestarted, .daemonRestarted, .daemonRestarted])
         // Milliseconds in practice. Under ThreadSanitizer with every test in parallel on two cores,
         // scheduling alone can take seconds, so there only the bound above applies.
         if !Sanitizers.threadSanitizerIsActive { #expect(ContinuousClock.now - start < .seconds(2)) }
@@ -48,7 +51,7 @@ import Testing
         let call = Task { await clientError { _ = try await connection.daemonStatus() } }
         #expect(await Wait.until { received.withLock { $0 } })
         daemon.stop()
-        #expect(try await bounded(5) { await call.value } == .disconnected)
+        #expect(try await bounded(5) { await call.value } == .daemonRestarted)
     }
 
     @Test func closeFailsPendingCallsAndLaterOnes() async throws {

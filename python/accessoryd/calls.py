@@ -56,7 +56,11 @@ class Call:
 class Lease:
     """An exclusive lock on an accessory (from :meth:`Client.lock`): other clients' requests
     wait until :meth:`release`, the lease's expiry, or this connection closing. A context
-    manager: leaving the ``with`` block releases it. Any thread."""
+    manager: leaving the ``with`` block releases it. Any thread.
+
+    A lock does not survive the daemon going away: :attr:`lost` turns true, and calls on the
+    accessory raise :class:`~accessoryd.LockLost` until the lock is taken again or this lease
+    released (which then only forgets it)."""
 
     def __init__(self, client: Client, device: str, lease_ms: Optional[int]) -> None:
         self.device = device
@@ -64,12 +68,17 @@ class Lease:
         self.lease_ms = lease_ms
         self._client = client
         self._released = False
+        #: True once the daemon went away while this lease was held (a new daemon knows nothing of it).
+        self.lost = False
 
     def release(self) -> None:
         """Unlocks (once; later calls do nothing)."""
         if not self._released:
             self._released = True
-            self._client.unlock(self.device)
+            if self.lost:
+                self._client._forget_lost_lock(self.device)  # the daemon holds nothing to unlock
+            else:
+                self._client.unlock(self.device)
 
     def __enter__(self) -> Lease:
         return self

@@ -29,6 +29,8 @@ __all__ = [
     "DaemonNotRunning",
     "UnsafeSocket",
     "ConnectionLost",
+    "DaemonRestarted",
+    "LockLost",
     "ProtocolError",
 ]
 
@@ -151,6 +153,19 @@ class ConnectionLost(AccessorydError, ConnectionError):
     closed) before the answer came. Every call in flight and every later call raises it."""
 
 
+class DaemonRestarted(ConnectionLost):
+    """accessoryd stopped (or restarted) while this request was in flight: it was written to the
+    daemon and never answered, or the daemon answered that it is stopping
+    (``1002``, ``data.reason`` ``daemon_stopping``). It is not resent: whether the accessory
+    saw it is unknown, and only the program knows whether sending it twice is safe."""
+
+
+class LockLost(ConnectionLost):
+    """The lock this client held on the accessory was lost when accessoryd went away (a new
+    daemon knows nothing of it). Every call on that accessory raises this until the program
+    takes the lock again or releases its :class:`~accessoryd.Lease`."""
+
+
 class ProtocolError(AccessorydError):
     """The daemon sent something this client does not understand."""
 
@@ -187,5 +202,10 @@ def error_from_response(error: Any) -> AccessorydError:
     message = error.get("message")
     if not isinstance(code, int) or isinstance(code, bool) or not isinstance(message, str):
         return ProtocolError(f"the daemon sent a malformed error object: {error!r}")
+    data = error.get("data")
+    if code == DeviceUnavailable.CODE and isinstance(data, dict) and data.get("reason") == "daemon_stopping":
+        return DaemonRestarted(
+            f"accessoryd stopped or restarted with this request in flight ({message}); it was not resent", code, data
+        )
     cls = _BY_CODE.get(code, AccessorydError)
-    return cls(message, code, error.get("data"))
+    return cls(message, code, data)

@@ -8,7 +8,7 @@ import time
 from types import TracebackType
 from typing import Callable, Deque, Iterator, Optional, Type
 
-from ._protocol import EventFilter
+from ._protocol import EventFilter, Params
 from .errors import ConnectionLost
 from .model import Event
 
@@ -19,13 +19,20 @@ class Subscription(Iterator[Event]):
     """The events of one :meth:`Client.subscribe`, in the order the daemon sent them.
 
     Iterating blocks for the next event; it stops after :meth:`close`, and raises
-    :class:`ConnectionLost` (once the buffered events are read) when the connection ends. At
+    :class:`ConnectionLost` (once the buffered events are read) when the client ends (or gives
+    up reconnecting, or the daemon it reconnected to refuses this subscription). Across a
+    daemon restart it goes on by itself: the client subscribes again on the new connection
+    (events sent while no daemon ran are not seen). At
     most ``limit`` events wait unread; beyond that the oldest are dropped and counted in
     :attr:`dropped`. Any thread.
     """
 
-    def __init__(self, event_filter: EventFilter, limit: int, on_close: Callable[[Subscription], None]) -> None:
+    def __init__(
+        self, event_filter: EventFilter, params: Params, limit: int, on_close: Callable[[Subscription], None]
+    ) -> None:
         self.filter = event_filter
+        #: The ``subscribe`` params, sent again after a reconnect.
+        self.params = params
         #: Events dropped because they were not read fast enough.
         self.dropped = 0
         self._limit = max(1, limit)

@@ -127,8 +127,14 @@ class Daemon:
         config += "accessories:\n" + "\n".join(accessories) + "\n"
         (self.folder / "accessoryd.yaml").write_text(config)
         self.log_path = self.folder / "accessoryd.log"
+        self._children: List[int] = []
+        self._names = ready if ready is not None else [line.split("name: ")[1].split(",")[0] for line in accessories]
+        self._launch()
+
+    def _launch(self) -> None:
+        """Starts accessoryd on the folder's configuration and waits until it is ready."""
         bin_path = products()
-        with open(self.log_path, "wb") as log:
+        with open(self.log_path, "ab") as log:
             self.process = subprocess.Popen(
                 [
                     str(bin_path / "accessoryd"),
@@ -142,13 +148,29 @@ class Daemon:
                 stderr=subprocess.STDOUT,
             )
         self.pid = self.process.pid
-        self._children: List[int] = []
-        names = ready if ready is not None else [line.split("name: ")[1].split(",")[0] for line in accessories]
         try:
-            self.wait_ready(names)
+            self.wait_ready(self._names)
         except BaseException:
             self.stop()
             raise
+
+    def halt(self) -> Optional[int]:
+        """SIGTERM, as `systemctl restart` sends it, and waits (bounded) for the exit and for the
+        simulators to be stopped; the folder, configuration and socket path stay for
+        :meth:`start_again`. Returns the exit status."""
+        status = self._terminate()
+        self._stop_orphans()
+        return status
+
+    def start_again(self) -> None:
+        """A new accessoryd on the same configuration and socket path (as a restart). The
+        socket file a killed daemon left is removed first, so that waiting for the socket waits
+        for the new one."""
+        try:
+            os.unlink(self.socket)
+        except FileNotFoundError:
+            pass
+        self._launch()
 
     def wait_ready(self, names: List[str], seconds: float = 20) -> None:
         """Waits (bounded) for the socket, then until every accessory in `names` is ready."""
@@ -165,9 +187,10 @@ class Daemon:
                     raise RuntimeError(f"not ready within {seconds} s: {states}\n{self.log()}")
                 time.sleep(0.02)
 
-    def client(self) -> accessoryd.Client:
-        """A blocking client whose traffic is checked against the OpenRPC document."""
-        return accessoryd.Client(self.socket, trace=self.recorder.tracer())
+    def client(self, **options: Any) -> accessoryd.Client:
+        """A blocking client whose traffic is checked against the OpenRPC document; `options`
+        are more of `Client`'s keyword arguments."""
+        return accessoryd.Client(self.socket, trace=self.recorder.tracer(), **options)
 
     async def aio_client(self) -> aio.Client:
         return await aio.connect(self.socket, trace=self.recorder.tracer())
@@ -186,6 +209,12 @@ class Daemon:
     def stop(self) -> Optional[int]:
         """SIGTERM, waits (bounded; SIGKILL after 10 s), stops orphaned simulators, removes the
         folder. Returns the exit status."""
+        status = self._terminate()
+        self._stop_orphans()
+        shutil.rmtree(self.folder, ignore_errors=True)
+        return status
+
+    def _terminate(self) -> Optional[int]:
         if self.process.poll() is None:
             self._children = child_pids(self.pid)
             self.process.send_signal(signal.SIGTERM)
@@ -194,11 +223,13 @@ class Daemon:
             except subprocess.TimeoutExpired:
                 self.process.kill()
                 self.process.wait(10)
-        # Simulators of a daemon that was killed are orphans: they are stopped by pid.
+        return self.process.returncode
+
+    def _stop_orphans(self) -> None:
+        """Simulators of a daemon that was killed are orphans: they are stopped by pid."""
         for pid in self._children:
             try:
                 os.kill(pid, signal.SIGTERM)
             except ProcessLookupError:
                 pass
-        shutil.rmtree(self.folder, ignore_errors=True)
-        return self.process.returncode
+        self._children = []

@@ -52,13 +52,14 @@ def test_unplugged_mid_call_raises_device_removed_in_asyncio(flaky: Daemon) -> N
 def test_daemon_stopping_mid_call_is_a_connection_error(recorder: Recorder, number: int) -> None:
     running = Daemon([echo("slow", delay_ms=1500)], recorder)
     try:
-        client = running.client()
+        # Without reconnecting: the connection ends for good (test_reconnect.py has the default).
+        client = running.client(reconnect=False)
         subscription = client.subscribe("slow")
         call = client.submit("transact", {"device": "slow", "data": "in flight"})
         wait_until(lambda: client.status("slow").counters["frames_out"] > 0, 5, "the request to start")
         running.signal(number)
         if number == signal.SIGKILL:
-            with pytest.raises(accessoryd.ConnectionLost):
+            with pytest.raises(accessoryd.DaemonRestarted):
                 bounded(10, lambda: call.result())
         else:
             # A graceful stop answers what it holds (here: "the daemon is stopping"), then
@@ -87,7 +88,7 @@ def test_daemon_killed_mid_call_in_asyncio(recorder: Recorder) -> None:
                 break
             await asyncio.sleep(0.01)
         running.signal(signal.SIGKILL)
-        with pytest.raises(accessoryd.ConnectionLost):
+        with pytest.raises(accessoryd.DaemonRestarted):
             await asyncio.wait_for(call, 10)
         with pytest.raises(accessoryd.ConnectionLost):
             await client.devices()

@@ -18,7 +18,9 @@ enum EventFollowing {
     /// Hands each event of `connection` to `show`, which prints it and says whether it counts
     /// towards `count` (an event it does not print does not). Returns after `count` counted
     /// events, after `durationMs`, or on SIGINT/SIGTERM (`signals`); throws
-    /// ``ClientError/disconnected`` if the daemon goes away first.
+    /// ``ClientError/disconnected`` if the daemon goes away first and the connection does not
+    /// reconnect, or the last attempt's error when reconnecting gave up. Each time the daemon
+    /// goes away and each time the connection is back, one line on standard error says so.
     static func follow(
         _ connection: AccessoryConnection,
         signals: SignalWatch?,
@@ -26,6 +28,13 @@ enum EventFollowing {
         durationMs: Int64?,
         show: @escaping @Sendable (DeviceEvent) -> Bool
     ) async throws(ClientError) {
+        connection.onLinkChange { change in
+            switch change {
+            case .lost: Output.error("accessoryctl: accessoryd went away; reconnecting")
+            case .restored: Output.error("accessoryctl: reconnected to accessoryd; carrying on")
+            case .gaveUp: break  // the error that ends the command says it
+            }
+        }
         let end = await withTaskGroup(of: End.self) { group in
             group.addTask {
                 var seen = 0

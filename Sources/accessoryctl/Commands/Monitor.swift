@@ -12,7 +12,9 @@ struct Monitor: ConnectionCommand {
         discussion: """
             Subscribes to DEVICE (or every accessory) and prints each device.data frame that no \
             request claimed and each device.state change, one line each, until Ctrl-C or SIGTERM \
-            (exit 0), --count events, or --duration; if accessoryd goes away it exits 1. With \
+            (exit 0), --count events, or --duration. If accessoryd goes away (stops or restarts), \
+            it says so on standard error and carries on once it is back (giving up after 30 s: \
+            exit 3); with --no-reconnect it exits 1. With \
             --json each event is printed as the daemon's notification line.
             """
     )

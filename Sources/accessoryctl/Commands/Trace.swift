@@ -14,7 +14,9 @@ struct Trace: ConnectionCommand {
             (rx, with the client and request that awaited it, if one did) and each write to it \
             (tx, with the client and request that sent it), one line \
             each with non-printable bytes escaped (\\r, \\n, \\xNN), until Ctrl-C or SIGTERM \
-            (exit 0), --count records, or --duration; if accessoryd goes away it exits 1. With \
+            (exit 0), --count records, or --duration. If accessoryd goes away (stops or restarts), \
+            it says so on standard error and carries on once it is back (giving up after 30 s: \
+            exit 3); with --no-reconnect it exits 1. With \
             --hex each record is a hex dump; with --timestamps it starts with the local time \
             (milliseconds); with --json it is the daemon's notification line. Needs permission \
             to use DEVICE, as requests do.

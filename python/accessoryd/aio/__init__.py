@@ -16,7 +16,7 @@ from typing import Any, Dict, Iterable, List, Optional, Tuple, Type
 from .. import _protocol as wire
 from .._protocol import Params, Payload, Tracer
 from .._connect import LINE_LIMIT, open_unix
-from ..errors import AccessorydError, ConnectionLost, ProtocolError, error_from_response
+from ..errors import AccessorydError, ConnectionLost, DaemonRestarted, ProtocolError, error_from_response
 from ..model import DaemonStatus, DeviceInfo, DeviceStatus, Frame, frames_from_json
 from ..paths import default_socket_path
 from ..remote import Tunnel, resolve_endpoint
@@ -294,7 +294,9 @@ class Client:
             # A bug here (or in a trace callback) must not leave callers waiting forever.
             reason = f"the client stopped reading: {error!r}"
         finally:
-            self._end(reason)
+            # The daemon went away (unless the client closed first): what it had not answered
+            # was in flight, and is not resent.
+            self._end(reason, in_flight=self._tunnel is None)
             if self._tunnel is not None:
                 self._tunnel.release()
 
@@ -318,7 +320,7 @@ class Client:
         else:
             future.set_result(decoded.result)
 
-    def _end(self, reason: str, protocol: bool = False) -> None:
+    def _end(self, reason: str, protocol: bool = False, in_flight: bool = False) -> None:
         if self._ended is not None:
             return
         self._ended = reason
@@ -326,7 +328,17 @@ class Client:
         self._pending.clear()
         for future in pending:
             if future is not None and not future.done():
-                future.set_exception(ProtocolError(reason) if protocol else ConnectionLost(reason))
+                if protocol:
+                    future.set_exception(ProtocolError(reason))
+                elif in_flight:
+                    future.set_exception(
+                        DaemonRestarted(
+                            f"accessoryd went away with this request in flight ({reason}): it stopped or "
+                            "restarted; the request was not resent, and whether the accessory saw it is unknown"
+                        )
+                    )
+                else:
+                    future.set_exception(ConnectionLost(reason))
         for subscription in list(self._subscriptions):
             subscription._end(reason)
         if self._writer is not None:
