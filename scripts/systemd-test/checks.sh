@@ -38,7 +38,10 @@ wait_for() {
 }
 main_pid() { systemctl show -p MainPID --value accessoryd.service; }
 # The daemon's simulators: every accessory-sim but the one check_restart starts for its device.
-daemon_sims() { pgrep -x accessory-sim | grep -vxF "$(cat /run/accessoryd-kept-test/sim.pid 2>/dev/null || echo none)"; }
+daemon_sims() {
+  pgrep -x accessory-sim | grep -vxF -e "$(cat /run/accessoryd-kept-test/sim.pid 2>/dev/null || echo none)" \
+    -e "$(cat /run/accessoryd-kept-test/slow.pid 2>/dev/null || echo none)"
+}
 no_daemon_sims() { [ -z "$(daemon_sims)" ]; }
 # The journal since the check began (--since, to the second: journalctl 252 combines
 # --after-cursor badly with other filters).
@@ -266,10 +269,15 @@ check_restart() {
   mkdir -p "$KEPT"
   accessory-sim --personality echo --link "$KEPT/tty" --count-closes "$KEPT/closes" >"$KEPT/sim.log" 2>&1 &
   echo $! >"$KEPT/sim.pid"
-  wait_for 10 "the simulator's pty" test -e "$KEPT/closes"
-  chgrp dialout "$(readlink -f "$KEPT/tty")" && chmod 0660 "$(readlink -f "$KEPT/tty")"
+  # A second one answering after 3 s, for check restart_in_flight.
+  accessory-sim --personality echo --delay-ms 3000 --link "$KEPT/slow" >"$KEPT/slow.log" 2>&1 &
+  echo $! >"$KEPT/slow.pid"
+  wait_for 10 "the simulators' ptys" test -e "$KEPT/closes" -a -e "$KEPT/slow"
+  chgrp dialout "$(readlink -f "$KEPT/tty")" "$(readlink -f "$KEPT/slow")"
+  chmod 0660 "$(readlink -f "$KEPT/tty")" "$(readlink -f "$KEPT/slow")"
   printf '%s\n' "  - name: kept" "    path: $KEPT/tty" '    framing: {type: line, delimiter: "\n"}' \
-    >>/etc/accessoryd/accessoryd.yaml
+    "  - name: slow" "    path: $KEPT/slow" '    framing: {type: line, delimiter: "\n"}' \
+    '    response: {timeout_ms: 10000}' >>/etc/accessoryd/accessoryd.yaml
   systemctl reload accessoryd.service
   wait_for 10 "kept is served" transact_kept 0
   local before i
@@ -325,6 +333,23 @@ check_restart_gap() {
     }' "$log" || fail "a restart was not followed by a reply"
 }
 
+# A transact in flight when the daemon restarts: the client says so (daemon_restarted), and the
+# request is not sent again (the slow accessory's simulator saw it once).
+check_restart_in_flight() {
+  [ -f "$KEPT/slow.pid" ] || fail "needs the accessories of check restart"
+  local out=/tmp/in-flight.out status
+  (as_user accessoryctl transact slow "in flight" >"$out" 2>&1; echo "exit $?" >>"$out") &
+  local client=$!
+  wait_for 5 "the transact is in flight" sh -c "accessoryctl status slow 2>/dev/null | grep -Eq 'queue.?depth[^0-9]*1'"
+  restart_fast || fail "systemctl restart failed"
+  wait "$client"
+  status="$(cat "$out")"
+  contains "$status" "daemon_restarted" "the in-flight client's message"
+  contains "$status" "exit 1" "the in-flight client's exit status"
+  wait_for 15 "slow is served after the restart" sh -c "runuser -u $USER_IN_DIALOUT -- accessoryctl transact slow after | grep -q after"
+  echo "  the in-flight transact ended with: $(head -1 "$out")"
+}
+
 check_stop() {
   systemctl stop accessoryd.service || fail "systemctl stop failed"
   wait_for 10 "no simulator of the daemon's left" no_daemon_sims
@@ -364,7 +389,7 @@ check_remove() {
   [ ! -e "$SOCKET" ] || fail "$SOCKET is still there"
   [ -f /etc/accessoryd/accessoryd.yaml ] || fail "remove deleted the configuration (only purge may)"
   [ -n "$(daemon_sims)" ] && fail "a simulator survived the removal"
-  [ -f "$KEPT/sim.pid" ] && kill "$(cat "$KEPT/sim.pid")"
+  [ -f "$KEPT/sim.pid" ] && kill "$(cat "$KEPT/sim.pid")" "$(cat "$KEPT/slow.pid")"
   apt-get purge -y -q accessoryd >/tmp/purge.log 2>&1 || { tail -20 /tmp/purge.log; fail "apt-get purge failed"; }
   [ ! -e /etc/accessoryd ] || fail "purge left /etc/accessoryd: $(ls -A /etc/accessoryd)"
   [ -z "$(find /etc/systemd/system -name 'accessoryd*')" ] || fail "purge left enablement links: $(find /etc/systemd/system -name 'accessoryd*')"
@@ -382,6 +407,7 @@ check watchdog "a stalled device loop: killed with SIGABRT by the watchdog, rest
 check journal_priorities "warnings under -p warning, info not, no debug lines at the default level"
 check restart "10 restarts close no device (the file descriptor store); without the store each closes it"
 check restart_gap "the gap a client sees during a restart, measured over 20 restarts"
+check restart_in_flight "a transact in flight when the daemon restarts ends with daemon_restarted, not silence"
 check stop "systemctl stop leaves no simulator; the socket starts it again"
 check upgrade "a newer package restarts the daemon once and keeps the edited configuration"
 check remove "apt remove stops and disables; apt purge removes the configuration"
