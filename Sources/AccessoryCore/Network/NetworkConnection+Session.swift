@@ -46,8 +46,10 @@ extension NetworkConnection: RequestOrigin {
             registry?.log(.info, "\(description): waiting for \(accessoryName) (\(error.message))")
             return
         }
-        send(Array("accessoryd: \(accessoryName) is in use: \(error.message)\r\n".utf8))
-        close(reason: "refused: \(error.message)")
+        // The socket API's hint (`wait_ms`) means nothing to a TCP client: the first clause only.
+        let why = error.message.split(separator: ";").first.map(String.init) ?? error.message
+        send(Array("accessoryd: cannot attach to \(accessoryName): \(why)\r\n".utf8))
+        close(reason: "refused: \(why)")
     }
 
     func notify(line: [UInt8]) {
