@@ -1,4 +1,5 @@
 import AccessoryConfig
+import ControlProtocol
 import IOLoop
 import SystemCalls
 
@@ -75,5 +76,39 @@ final class ListenerSet {
     /// The listeners of accessory `name`. Device loop.
     func listeners(of name: String) -> [NetworkListener] {
         listeners.filter { $0.accessoryName == name }
+    }
+
+    /// The listeners of accessory `name` for `device.status`, and those that could not listen.
+    /// Device loop.
+    func status(of name: String) -> [ListenerStatus] {
+        registry.loop.assertInLoop()
+        var list = listeners(of: name).map { l in
+            ListenerStatus(
+                listen: l.settings.listen.description,
+                kind: l.settings.kind.rawValue,
+                settings: l.settings.settings.rawValue,
+                counters: l.counters,
+                connections: l.connections.map { c in
+                    NetworkConnectionStatus(
+                        clientID: Int64(clamping: c.clientID),
+                        remote: c.remote.description,
+                        uid: Int64(c.uid),
+                        session: c.session.name,
+                        counters: c.counters
+                    )
+                }
+            )
+        }
+        for f in failures where f.accessory == name {
+            list.append(
+                ListenerStatus(
+                    listen: f.settings.listen.description,
+                    kind: f.settings.kind.rawValue,
+                    settings: f.settings.settings.rawValue,
+                    error: f.error
+                )
+            )
+        }
+        return list
     }
 }
