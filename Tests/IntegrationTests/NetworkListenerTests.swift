@@ -140,7 +140,10 @@ import Testing
         #expect(listener?["counters"]?["accepted"]?.intValue == 2, "\(status)")
         #expect(listener?["connections"]?.arrayValue?.count == 1, "the refused one is gone: \(status)")
         let clients = try s.connect().call("clients.list").result?["clients"]?.arrayValue ?? []
-        #expect(clients.contains { ($0["command"]?.stringValue ?? "").hasPrefix("raw 127.0.0.1:\(port)") }, "\(clients)")
+        #expect(
+            clients.contains { ($0["command"]?.stringValue ?? "").hasPrefix("raw 127.0.0.1:\(port)") },
+            "\(clients)"
+        )
     }
 
     @Test(.enabled(if: getuid() == 0, "needs root (setpriv to another uid)"))

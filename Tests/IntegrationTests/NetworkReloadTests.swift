@@ -104,7 +104,10 @@ import Testing
         #expect(r.status == .exited(1))
         #expect(r.stderr.contains("0.0.0.0:4001 is not a loopback address"), "\(r.stderr)")
         #expect(r.stderr.contains("ssh -L"), "says how to reach it instead: \(r.stderr)")
-        #expect(r.stderr.contains("[0:0:0:0:0:0:0:1]:4002 is already the address of a listener of accessory \"a\""), "\(r.stderr)")
+        #expect(
+            r.stderr.contains("[0:0:0:0:0:0:0:1]:4002 is already the address of a listener of accessory \"a\""),
+            "\(r.stderr)"
+        )
         #expect(r.stderr.contains("expected a port 1…65535, got \"99999\""), "\(r.stderr)")
         #expect(r.stdout.contains("3 error(s)"), "\(r.stdout)")
     }

@@ -41,7 +41,8 @@ final class ListenerSet {
         for w in wanted
         where !kept.contains(where: { $0.accessoryName == w.accessory && $0.settings == w.settings }) {
             do {
-                let listener = try NetworkListener(accessoryName: w.accessory, settings: w.settings, registry: registry) {
+                let listener = try NetworkListener(accessoryName: w.accessory, settings: w.settings, registry: registry)
+                {
                     [unowned self] in
                     nextClientID += 1
                     return nextClientID

@@ -44,7 +44,9 @@ final class NetworkListener {
         self.registry = registry
         self.loop = registry.loop
         self.nextClientID = nextClientID
-        let fd = try InetSocket.listening(on: InetEndpoint(address: settings.listen.address, port: settings.listen.port))
+        let fd = try InetSocket.listening(
+            on: InetEndpoint(address: settings.listen.address, port: settings.listen.port)
+        )
         let raw = fd.rawValue
         socket = consume fd
         source = try loop.addSource(fd: raw, interest: .readable) { [weak self] _ in self?.acceptPending() }
@@ -121,7 +123,10 @@ final class NetworkListener {
         guard let a = registry.accessory(named: accessoryName), a.access.allows(uid: uid, gid: gid, groups: groups)
         else {
             counters.refusedAccess += 1
-            registry.log(.warning, "\(where_): refused the connection from \(remote): uid \(uid) may not use \(accessoryName)")
+            registry.log(
+                .warning,
+                "\(where_): refused the connection from \(remote): uid \(uid) may not use \(accessoryName)"
+            )
             return client.close()
         }
         let connection: NetworkConnection

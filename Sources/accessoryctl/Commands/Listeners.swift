@@ -42,7 +42,10 @@ struct Listeners: ConnectionCommand {
         }
         if json { return Output.line(JSONValue.object(["listeners": .array(listeners)]).description) }
         var table = Table(
-            ["DEVICE", "LISTEN", "PROTOCOL", "CLIENT", "REMOTE", "UID", "SESSION", "TO-CLIENT", "FROM-CLIENT", "REFUSED"],
+            [
+                "DEVICE", "LISTEN", "PROTOCOL", "CLIENT", "REMOTE", "UID", "SESSION", "TO-CLIENT", "FROM-CLIENT",
+                "REFUSED",
+            ],
             alignments: [.left, .left, .left, .right, .left, .right, .left, .right, .right, .right]
         )
         for listener in listeners {
