@@ -116,4 +116,26 @@ import Testing
         #expect(try Self.speed(link, in: s) == "115200")
         fd.close()
     }
+
+    /// `limits.attach_idle_ms` ends an idle session (the connection is closed); the line gets its
+    /// configured settings back although the accessory, not the client, ended the session.
+    @Test func anIdleSessionEndsAndTheLineIsPutBack() throws {
+        let s = try Scenario()
+        defer { s.finish() }
+        let link = try s.simulator("echo")
+        let port = try NetworkListenerTests.freePort()
+        try s.startDaemon(
+            limits: [("attach_idle_ms", 500)],
+            accessories: [s.lineAccessory("echo", "network: [{listen: \"127.0.0.1:\(port)\"}]")]
+        )
+        let fd = try InetSocket.connect(to: InetEndpoint(address: [127, 0, 0, 1], port: port))
+        _ = try FileIO.write(fd.rawValue, Self.setBaud(9600))
+        _ = try Self.read(fd.rawValue, until: Self.baudAnswer(9600))
+        #expect(try Self.speed(link, in: s) == "9600")
+        let said = try NetworkListenerTests.readUntilClosed(fd.rawValue, seconds: 10)
+        #expect(!said.contains("device.detached"), "no JSON notice in a telnet stream: \(said)")
+        #expect(s.log.contains("attach_idle_ms"), "\(s.log)")
+        #expect(try Self.speed(link, in: s) == "115200", "\(s.log)")
+        fd.close()
+    }
 }

@@ -133,6 +133,8 @@ final class NetworkConnection: @unchecked Sendable {
     func close(reason: String) {
         loop.assertInLoop()
         guard !isClosed else { return }
+        // Also when the accessory just ended the session (idle, an administrator): its `attach`
+        // has not finished yet, so nobody else is served before the line is put back.
         if case .attached = session { undoLineChanges() }
         isClosed = true
         session = .detached
