@@ -28,9 +28,11 @@ import Testing
         var got: [UInt8] = []
         let deadline = Deadline(seconds: seconds)
         while !deadline.hasPassed {
-            if got.count >= wanted.count, (0...(got.count - wanted.count)).contains(where: {
-                Array(got[$0..<($0 + wanted.count)]) == wanted
-            }) {
+            if got.count >= wanted.count,
+                (0...(got.count - wanted.count)).contains(where: {
+                    Array(got[$0..<($0 + wanted.count)]) == wanted
+                })
+            {
                 return got
             }
             guard try FileIO.waitReadable(fd, milliseconds: 100) else { continue }
@@ -61,7 +63,10 @@ import Testing
         let s = try Scenario()
         defer { s.finish() }
         // Answers 4 lines, hangs up on the next, reappears on a new pty 500 ms later.
-        let link = try s.simulator("echo", ["--personality", "echo", "--hangup-after", "4", "--reappear-after-ms", "500"])
+        let link = try s.simulator(
+            "echo",
+            ["--personality", "echo", "--hangup-after", "4", "--reappear-after-ms", "500"]
+        )
         let port = try NetworkListenerTests.freePort()
         try s.startDaemon(accessories: [
             s.lineAccessory(
