@@ -94,6 +94,8 @@ let package = Package(
         .target(name: "JSONCodec", swiftSettings: strict),
         // The JSON-RPC protocol's messages: requests, responses, notifications, the typed results.
         .target(name: "ControlProtocol", dependencies: ["JSONCodec"], swiftSettings: strict),
+        // Telnet and RFC 2217's COM-PORT-OPTION as values fed bytes: the network listeners' protocol.
+        .target(name: "TelnetComPort", swiftSettings: strict),
         // Simulated accessories on pseudo-terminals (library, so tests can run them in-process).
         .target(
             name: "AccessorySimulator",
@@ -137,7 +139,7 @@ let package = Package(
             dependencies: [
                 "IOLoop", "SystemCalls", "Operations", "Transports", "AccessoryConfig", "ControlProtocol", "JSONCodec",
                 "Hotplug",
-                "TrafficTrace",
+                "TrafficTrace", "TelnetComPort",
             ],
             swiftSettings: strict
         ),
@@ -254,7 +256,9 @@ let package = Package(
         ),
         .testTarget(
             name: "ConfigAndProtocolTests",
-            dependencies: ["AccessoryConfig", "ControlProtocol", "JSONCodec", "YAMLTree", "AccessoryTestSupport"],
+            dependencies: [
+                "AccessoryConfig", "ControlProtocol", "JSONCodec", "YAMLTree", "AccessoryTestSupport", "TelnetComPort",
+            ],
             swiftSettings: strict
         ),
         .testTarget(
