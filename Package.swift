@@ -92,7 +92,7 @@ let package = Package(
         // Simulated accessories on pseudo-terminals (library, so tests can run them in-process).
         .target(
             name: "AccessorySimulator",
-            dependencies: ["IOLoop", "SystemCalls", "YAMLTree"],
+            dependencies: ["IOLoop", "SystemCalls", "YAMLTree", "Transports"],
             swiftSettings: strict
         ),
         .executableTarget(

@@ -78,6 +78,8 @@ public struct Simulation: Sendable, Equatable {
         case framed
         /// Follows a script of expected requests and replies.
         case script
+        /// An ESP32's ROM serial loader (SLIP) behind the usual DTR/RTS auto-reset circuit.
+        case esp32ROM = "esp32-rom"
     }
 
     /// One `key: value` for `accessory-sim`, in file order: the daemon passes it as

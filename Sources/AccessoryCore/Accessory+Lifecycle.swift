@@ -46,6 +46,7 @@ extension Accessory {
                 maxOutboundBytes: max(limits.clientOutboundBytes, settings.framing.maxFrameBytes * 4)
             )
             self.port = port
+            standInForModemLines(of: port, link: path)
             attach(port.channel, description: path)
         } catch {
             counters.lastError = error.description

@@ -1,3 +1,6 @@
+import IOLoop
+import Transports
+
 /// Bytes a personality wants written to the client. Any thread (a value).
 struct Output {
     /// Any thread (a value).
@@ -38,11 +41,25 @@ protocol Responder {
 
     /// Periodic output.
     mutating func tick() -> [Output]
+
+    /// The host set the modem lines (`DTR`, `RTS`; true is asserted) at `now`, as reported over
+    /// the simulator's line socket (a pty carries no modem lines: ``LineReport``).
+    mutating func linesChanged(_ lines: ModemLineReport, at now: LoopInstant) -> [Output]
+
+    /// When the personality wants ``wake(at:)`` called next (a timed change of its own), if ever.
+    /// Read after each call into the personality.
+    var wakeTime: LoopInstant? { get }
+
+    /// Called at (or just after) ``wakeTime``.
+    mutating func wake(at now: LoopInstant) -> [Output]
 }
 
 extension Responder {
     var tickInterval: Duration? { nil }
     mutating func tick() -> [Output] { [] }
+    mutating func linesChanged(_ lines: ModemLineReport, at now: LoopInstant) -> [Output] { [] }
+    var wakeTime: LoopInstant? { nil }
+    mutating func wake(at now: LoopInstant) -> [Output] { [] }
 }
 
 /// Makes the responder of a configuration (a fresh one for each appearance of the accessory).
@@ -77,5 +94,7 @@ func makeResponder(for configuration: SimulatorConfiguration) -> any Responder {
             terminator: script.terminator ?? configuration.terminator,
             maxLength: configuration.maxInboundLength
         )
+    case .esp32ROM(let boot):
+        return ESP32ROMResponder(boot: boot, maxLength: configuration.maxInboundLength)
     }
 }

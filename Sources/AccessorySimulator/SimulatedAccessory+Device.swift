@@ -73,6 +73,8 @@ extension SimulatedAccessory {
         slaveHoldFD = -1
         tickTimer?.cancel()
         tickTimer = nil
+        wakeTimer?.cancel()
+        wakeTimer = nil
         replyTimer?.cancel()
         replyTimer = nil
         replyQueue.removeAll()

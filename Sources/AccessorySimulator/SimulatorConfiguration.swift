@@ -32,6 +32,9 @@ public struct SimulatorConfiguration: Sendable {
     /// payload this many times, so that answers can be longer than requests (to exceed a frame
     /// limit on the reading side).
     public var replyRepeat: Int
+    /// If set, a Unix datagram socket at this path (mode 0600) takes ``ModemLineReport``s: the
+    /// host's DTR and RTS, which a pty cannot carry (`SimulatedAccessory+Lines.swift`).
+    public var linesSocketPath: String?
 
     public init(
         name: String = "sim",
@@ -45,7 +48,8 @@ public struct SimulatorConfiguration: Sendable {
         maxInboundLength: Int = 65_536,
         seed: UInt64? = nil,
         splitReplies: Duration? = nil,
-        replyRepeat: Int = 1
+        replyRepeat: Int = 1,
+        linesSocketPath: String? = nil
     ) {
         self.name = name
         self.personality = personality
@@ -59,6 +63,7 @@ public struct SimulatorConfiguration: Sendable {
         self.seed = seed
         self.splitReplies = splitReplies
         self.replyRepeat = replyRepeat
+        self.linesSocketPath = linesSocketPath
     }
 
     /// Checks the values that cannot be expressed by the types. Any thread.
@@ -89,6 +94,8 @@ public enum Personality: Sendable, Equatable {
     case framed(Framing)
     /// Expect/send steps read from a YAML file.
     case script(SimulatorScript)
+    /// An ESP32's ROM serial loader behind the DTR/RTS auto-reset circuit (``ESP32ROMResponder``).
+    case esp32ROM(ESP32Boot)
 
     /// The name used on the command line.
     public var name: String {
@@ -98,6 +105,7 @@ public enum Personality: Sendable, Equatable {
         case .nmea: return "nmea"
         case .framed: return "framed"
         case .script: return "script"
+        case .esp32ROM: return "esp32-rom"
         }
     }
 }

@@ -133,6 +133,22 @@ struct AccessorySimCommand: ParsableCommand {
     )
     var replyRepeat: Int = 1
 
+    @Option(
+        help: ArgumentHelp(
+            "esp32-rom: flash starts the application (the loader needs esptool's DTR/RTS reset), download starts the ROM loader.",
+            valueName: "mode"
+        )
+    )
+    var boot: BootArgument = .flash
+
+    @Option(
+        help: ArgumentHelp(
+            "Take the host's DTR/RTS (which a pty cannot carry) as datagrams on a Unix socket made at this path.",
+            valueName: "path"
+        )
+    )
+    var linesSocket: String?
+
     @Option(help: ArgumentHelp("Seed for garbage bytes and fault draws (random by default).", valueName: "n"))
     var seed: UInt64?
 
@@ -181,6 +197,7 @@ struct AccessorySimCommand: ParsableCommand {
             if count > 1 {
                 c.name += String(i)
                 c.linkPath = link.map { $0 + String(i) }
+                c.linesSocketPath = linesSocket.map { $0 + String(i) }
             }
             let name = c.name
             do {
@@ -227,6 +244,7 @@ struct AccessorySimCommand: ParsableCommand {
         case .nmea: p = .nmea
         case .framed: p = .framed(Framing(rawValue: framing.rawValue) ?? .slip)
         case .script: p = .script(try SimulatorScript.load(path: script ?? ""))
+        case .esp32ROM: p = .esp32ROM(boot == .download ? .download : .flash)
         }
         let defaultTerminator: LineTerminator = personality == .echo ? .lf : .any
         let faults = FaultSwitches(
@@ -250,7 +268,8 @@ struct AccessorySimCommand: ParsableCommand {
             maxInboundLength: maxLength,
             seed: seed,
             splitReplies: splitMs.map { .milliseconds($0) },
-            replyRepeat: replyRepeat
+            replyRepeat: replyRepeat,
+            linesSocketPath: linesSocket
         )
     }
 }
