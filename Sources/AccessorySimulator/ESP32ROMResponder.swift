@@ -57,13 +57,15 @@ struct ESP32ROMResponder: Responder {
     var wakeTime: LoopInstant? { circuit.startTime }
 
     mutating func linesChanged(_ lines: ModemLineReport, at now: LoopInstant) -> [Output] {
+        // A start that fell due before this change happened first (its timer may not have run).
+        let started = wake(at: now)
         circuit.set(lines, at: now)
         if circuit.inReset && mode != .inReset {
             mode = .inReset
             download = nil
             slip = SLIPCodec.Decoder(maxLength: slip.maxLength)
         }
-        return []
+        return started
     }
 
     mutating func wake(at now: LoopInstant) -> [Output] {
@@ -79,7 +81,6 @@ struct ESP32ROMResponder: Responder {
     /// What the ROM prints as it starts: the reset cause and the boot mode GPIO0 chose.
     static let downloadBootLine = "rst:0x1 (POWERON_RESET),boot:0x3 (DOWNLOAD_BOOT)\r\nwaiting for download\r\n"
     static let flashBootLine = "rst:0x1 (POWERON_RESET),boot:0x13 (SPI_FAST_FLASH_BOOT)\r\n"
-
 
     mutating func receive(_ bytes: ArraySlice<UInt8>) -> [Output] {
         // In reset or in its application the chip does not speak the loader's protocol.
@@ -112,7 +113,9 @@ struct ESP32ROMResponder: Responder {
         case .writeReg:
             guard !data.isEmpty, data.count % 16 == 0 else { return [response(op, error: Self.invalidMessage)] }
             for i in stride(from: 0, to: data.count, by: 16) {
-                let (address, value, mask) = (Self.le32(data, at: i), Self.le32(data, at: i + 4), Self.le32(data, at: i + 8))
+                let (address, value, mask) = (
+                    Self.le32(data, at: i), Self.le32(data, at: i + 4), Self.le32(data, at: i + 8)
+                )
                 registers.write(address, value: value, mask: mask)
             }
             return [response(op)]
