@@ -25,11 +25,28 @@ enum TargetKind: String, CaseIterable {
     /// default layout: whether a change made the request path slower, measured in the same run.
     /// Only with `--baseline`.
     case accessorydBaseline = "accessoryd-baseline"
+    /// ser2net 4.3's raw TCP accepter on 127.0.0.1 (`chardelay: false`).
+    case ser2netTCP = "ser2net-tcp"
+    /// ser2net 4.3's `telnet(rfc2217)` accepter on 127.0.0.1 (`chardelay: false`).
+    case ser2netRFC2217 = "ser2net-rfc2217"
+    /// accessoryd's own listener on the echo accessory, `protocol: raw` (a raw session).
+    case accessorydTCP = "accessoryd-tcp"
+    /// accessoryd's own listener on the echo accessory, `protocol: rfc2217`.
+    case accessorydRFC2217 = "accessoryd-rfc2217"
 
-    /// accessoryd in any of its configurations, this build's or the baseline's.
+    /// accessoryd in any of its configurations served over its socket (`transact`), this
+    /// build's or the baseline's.
     var isAccessoryd: Bool {
         self == .accessoryd || self == .accessorydOwn || self == .accessorydTraced || self == .accessorydBaseline
     }
+
+    /// A TCP listener: one raw session at a time, so no concurrent clients.
+    var isNetwork: Bool {
+        self == .ser2netTCP || self == .ser2netRFC2217 || self == .accessorydTCP || self == .accessorydRFC2217
+    }
+
+    /// Speaks telnet with RFC 2217's COM-PORT-OPTION.
+    var isRFC2217: Bool { self == .ser2netRFC2217 || self == .accessorydRFC2217 }
 }
 
 /// A running target: its echo accessory, the relay in front of it, and how a client connects.
@@ -220,6 +237,8 @@ final class Lab {
             )
             try waitForSocket(socketPath, of: relay, "ser2net")
             return Target(kind: kind, wire: RawWire(), relay: relay, echo: echo, connector: connectSocket)
+        case .ser2netTCP, .ser2netRFC2217, .accessorydTCP, .accessorydRFC2217:
+            return try networkTarget(kind, echo: echo, maxClients: maxClients)
         case .accessoryd, .accessorydOwn, .accessorydTraced, .accessorydBaseline:
             let relay = try startDaemon(
                 echo: echo,
@@ -233,15 +252,83 @@ final class Lab {
         }
     }
 
+    /// A TCP relay in front of `echo`: ser2net's raw or `telnet(rfc2217)` accepter, or
+    /// accessoryd's listener (its echo accessory's `network:`), on a free loopback port, which
+    /// answers before this returns. An RFC 2217 connection starts with ``TelnetWire/greeting``.
+    private func networkTarget(_ kind: TargetKind, echo: EchoAccessory, maxClients: Int) throws -> Target {
+        let port = try Loopback.freePort()
+        let relay: Child
+        switch kind {
+        case .ser2netTCP, .ser2netRFC2217:
+            let config = file(kind.rawValue + ".yaml")
+            try FileIO.writeFile(
+                config,
+                """
+                connection: &bench
+                  accepter: \(kind.isRFC2217 ? "telnet(rfc2217)," : "")tcp(nodelay),127.0.0.1,\(port)
+                  connector: serialdev,\(echo.link),local
+                  options:
+                    chardelay: false
+
+                """
+            )
+            relay = try start(
+                try Lab.tool("ser2net"),
+                ["-n", "-d", "-c", config, "-P", file(kind.rawValue + ".pid")],
+                log: kind.rawValue + ".log"
+            )
+        default:
+            let network = "network: [{listen: \"127.0.0.1:\(port)\", protocol: \(kind.isRFC2217 ? "rfc2217" : "raw")}]"
+            relay = try startDaemon(
+                echo: echo,
+                socket: file(kind.rawValue + ".sock"),
+                maxClients: maxClients,
+                ownThread: false,
+                trace: nil,
+                baseline: false,
+                log: kind.rawValue,
+                echoMembers: network
+            )
+        }
+        try waitFor("\(kind.rawValue) to listen on 127.0.0.1:\(port)", seconds: 15) {
+            if let ended = relay.poll() { throw BenchError("\(kind.rawValue) ended (\(ended)): \(relay.output)") }
+            guard let probe = try Loopback.connect(port: port) else { return false }
+            probe.close()
+            return true
+        }
+        let rfc2217 = kind.isRFC2217
+        let wire: any Wire = rfc2217 ? TelnetWire() : RawWire()
+        return Target(kind: kind, wire: wire, relay: relay, echo: echo) {
+            // The relay lets the last session go asynchronously: retry (bounded) while it refuses.
+            var attempts = 0
+            while true {
+                if let fd = try Loopback.connect(port: port) {
+                    let endpoint = try LineEndpoint(owning: fd)
+                    if rfc2217 {
+                        endpoint.telnet = TelnetDecoder()
+                        try endpoint.send(TelnetWire.greeting)
+                    }
+                    return endpoint
+                }
+                attempts += 1
+                guard attempts < 2_000 else { throw BenchError("\(kind.rawValue) refuses connections") }
+                usleep(1_000)
+            }
+        }
+    }
+
     /// accessoryd with the echo accessory and 15 simulated ones beside it (16 in all), all ready.
-    /// With `trace`, the echo accessory writes a `text` trace file there (rotated at 64 MiB).
+    /// With `trace`, the echo accessory writes a `text` trace file there (rotated at 64 MiB);
+    /// `echoMembers` is more of the echo accessory's flow mapping (its `network:`).
     private func startDaemon(
         echo: EchoAccessory,
         socket: String,
         maxClients: Int,
         ownThread: Bool,
         trace: String?,
-        baseline: Bool
+        baseline: Bool,
+        log: String? = nil,
+        echoMembers: String? = nil
     ) throws -> Child {
         let others = 15
         let simulator = try start(
@@ -258,11 +345,13 @@ final class Lab {
             accessories: accessories,
             socket: socket,
             maxClients: maxClients,
-            log: ownThread
-                ? "accessoryd-own"
-                : trace != nil ? "accessoryd-traced" : baseline ? "accessoryd-baseline" : "accessoryd",
+            log: log
+                ?? (ownThread
+                    ? "accessoryd-own"
+                    : trace != nil ? "accessoryd-traced" : baseline ? "accessoryd-baseline" : "accessoryd"),
             extra: ownThread ? "threads: {control: own}\n" : "",
             trace: trace,
+            members: echoMembers.map { [$0] } ?? [],
             baseline: baseline
         )
     }
