@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import signal
+import shutil
 import socket
 import subprocess
 import tempfile
@@ -71,6 +72,7 @@ class Simulator:
     def stop(self) -> None:
         stop(self.process)
         self.err.close()
+        shutil.rmtree(self.folder, ignore_errors=True)
 
 
 class Ser2net:
