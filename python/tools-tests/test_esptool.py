@@ -10,7 +10,7 @@ import accessoryd
 import pytest
 from harness import Daemon, simulated
 from schema_check import Recorder
-from tools import Ser2net, Simulator, esptool, field
+from tools import Ser2net, Simulator, esptool, field, free_port
 
 #: The simulated chip's identity (Sources/AccessorySimulator/ESP32Registers.swift).
 MAC = "24:0a:c4:5a:17:e2"
@@ -105,3 +105,27 @@ def test_daemon_lines_reach_the_simulator_and_gate_the_loader(esp_daemon: Daemon
         client.call("control", {"device": "esp", "sequence": HARD_RESET})
         with pytest.raises(accessoryd.TimedOut):
             client.transact("esp", SYNC, timeout=0.5)
+
+
+def test_esptool_resets_the_chip_through_accessoryd_rfc2217() -> None:
+    """The whole esptool session through accessoryd's own RFC 2217 listener, reset included:
+    the chip is strapped to run its application, so only esptool's DTR/RTS sequence, carried by
+    SET-CONTROL to the daemon and by the pty stand-in to the simulator, gets it into the ROM
+    loader. esptool resets it into its application at the end (`--after hard-reset`)."""
+    port = free_port()
+    network = f'network: [{{listen: "127.0.0.1:{port}", protocol: rfc2217, settings: follow}}]'
+    daemon = Daemon([simulated("esp", "esp32-rom", "{type: slip, max_frame_bytes: 4096}", network)], Recorder())
+    try:
+        run = esptool(f"rfc2217://127.0.0.1:{port}", "chip-id")
+        output = run.stdout + run.stderr
+        assert run.returncode == 0, output + daemon.log()
+        assert "Connecting..." in output and field(output, "Chip type") == CHIP, output
+        assert "Stub flasher running." in output, output
+        assert field(output, "MAC") == MAC, output
+        assert "Hard resetting via RTS pin..." in output, output
+        # After esptool's hard reset the application runs again: SYNC goes unanswered.
+        with daemon.client() as client:
+            with pytest.raises(accessoryd.TimedOut):
+                client.transact("esp", SYNC, timeout=0.5)
+    finally:
+        assert daemon.stop() == 0, daemon.log()
