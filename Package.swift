@@ -89,6 +89,8 @@ let package = Package(
         // The version the three programs print (one constant).
         .target(name: "AccessoryVersion", swiftSettings: strict),
         .target(name: "ControlProtocol", swiftSettings: strict),
+        // Telnet and RFC 2217's COM-PORT-OPTION as values fed bytes: the network listeners' protocol.
+        .target(name: "TelnetComPort", swiftSettings: strict),
         // Simulated accessories on pseudo-terminals (library, so tests can run them in-process).
         .target(
             name: "AccessorySimulator",
@@ -127,7 +129,7 @@ let package = Package(
             name: "AccessoryCore",
             dependencies: [
                 "IOLoop", "SystemCalls", "Operations", "Transports", "AccessoryConfig", "ControlProtocol", "Hotplug",
-                "TrafficTrace",
+                "TrafficTrace", "TelnetComPort",
             ],
             swiftSettings: strict
         ),
@@ -242,7 +244,7 @@ let package = Package(
         ),
         .testTarget(
             name: "ConfigAndProtocolTests",
-            dependencies: ["AccessoryConfig", "ControlProtocol", "YAMLTree", "AccessoryTestSupport"],
+            dependencies: ["AccessoryConfig", "ControlProtocol", "YAMLTree", "AccessoryTestSupport", "TelnetComPort"],
             swiftSettings: strict
         ),
         .testTarget(

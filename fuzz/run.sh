@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer targets in fuzz/<target>/main.swift and runs each for FUZZ_SECONDS.
 #
-#   fuzz/run.sh [target…]        (default: json-rpc framers config)
+#   fuzz/run.sh [target…]        (default: json-rpc framers config telnet)
 #   FUZZ_SECONDS=60              time per target (libFuzzer -max_total_time)
 #   FUZZ_BUILD_ONLY=1            build, do not run
 #
@@ -18,7 +18,7 @@ export PATH="/opt/swift/usr/bin:$PATH"
 SCRATCH=.build-fuzz
 SECONDS_PER_TARGET="${FUZZ_SECONDS:-60}"
 TARGETS=("$@")
-[ ${#TARGETS[@]} -eq 0 ] && TARGETS=(json-rpc framers config)
+[ ${#TARGETS[@]} -eq 0 ] && TARGETS=(json-rpc framers config telnet)
 
 # The modules each target imports; SwiftPM builds their dependencies too.
 modules_for() {
@@ -26,6 +26,7 @@ modules_for() {
     json-rpc) echo ControlProtocol ;;
     framers) echo Transports ;;
     config) echo AccessoryConfig ;;
+    telnet) echo TelnetComPort ;;
     *) echo "unknown fuzz target: $1" >&2; exit 2 ;;
   esac
 }

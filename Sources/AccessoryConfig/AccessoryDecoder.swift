@@ -8,7 +8,7 @@ struct AccessoryDecoder {
 
     static let keys = [
         "name", "path", "match", "rfcomm", "simulate", "serial", "framing", "response", "unsolicited", "resync",
-        "reconnect", "access", "trace", "enabled", "views",
+        "reconnect", "access", "trace", "enabled", "views", "network",
     ]
     static let sourceKeys = ["path", "match", "rfcomm", "simulate"]
 
@@ -53,6 +53,7 @@ struct AccessoryDecoder {
         accessory.trace = decodeTrace(reader)
         accessory.enabled = reader.bool("enabled") ?? true
         accessory.views = decodeViews(reader)
+        accessory.network = decodeNetwork(reader)
         guard name != nil, source != nil else { return nil }
         return accessory
     }

@@ -22,6 +22,8 @@ public struct AccessorySettings: Sendable, Equatable {
     public var enabled: Bool
     /// Pseudo-terminals that show the accessory to programs that only open ttys.
     public var views: [ViewSettings]
+    /// TCP listeners on loopback (RFC 2217 or raw) that share the accessory with network tools.
+    public var network: [NetworkListenerSettings]
 
     public init(
         name: String,
@@ -35,7 +37,8 @@ public struct AccessorySettings: Sendable, Equatable {
         access: AccessPolicy = AccessPolicy(),
         trace: TraceSettings? = nil,
         enabled: Bool = true,
-        views: [ViewSettings] = []
+        views: [ViewSettings] = [],
+        network: [NetworkListenerSettings] = []
     ) {
         self.name = name
         self.source = source
@@ -49,5 +52,6 @@ public struct AccessorySettings: Sendable, Equatable {
         self.trace = trace
         self.enabled = enabled
         self.views = views
+        self.network = network
     }
 }

@@ -9,7 +9,7 @@
 public func validate(_ configuration: Configuration) -> [ConfigIssue] {
     var validator = Validator(map: configuration.sourceMap)
     validator.check(configuration)
-    return validator.issues + validateViews(configuration)
+    return validator.issues + validateViews(configuration) + validateNetwork(configuration)
 }
 
 /// The checks behind ``validate(_:)``.

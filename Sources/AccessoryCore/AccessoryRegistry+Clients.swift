@@ -32,7 +32,9 @@ extension AccessoryRegistry {
             let id = c.clientID
             // A pty view is a client of the daemon's own: named by its path.
             let command =
-                (c as? PtyView).map { "view \($0.link.path)" } ?? ProcessIdentity.commandName(ofProcess: c.pid)
+                (c as? PtyView).map { "view \($0.link.path)" } ?? (c as? NetworkConnection).map {
+                    "\($0.settings.kind.rawValue) \($0.settings.listen) from \($0.remote)"
+                } ?? ProcessIdentity.commandName(ofProcess: c.pid)
             let subscribed: ClientSummary.Subscribed =
                 switch subscriptions[id]?.devices {
                 case nil where subscriptions[id] != nil: .all

@@ -61,8 +61,8 @@ extension AccessoryRegistry {
                 continue
             }
             let samePath = old.configuredPath == Self.devicePath(for: settings, devicePaths: devicePaths)
-            // Views are the view set's (below): a change of views alone leaves the accessory be.
-            if old.settings.withoutViews == settings.withoutViews && samePath && !limitsChanged {
+            // Views and listeners are their sets' (below): a change of them alone leaves the accessory be.
+            if old.settings.withoutAttachments == settings.withoutAttachments && samePath && !limitsChanged {
                 next.append(old)
                 summary.unchanged.append(old.name)
             } else if old.isIdle || old.state != .ready {
@@ -89,6 +89,7 @@ extension AccessoryRegistry {
         }
         accessories = next
         views.apply(configuration.accessories)
+        listeners.apply(configuration.accessories)
         log(.notice, "reload: \(summary)")
         return summary
     }

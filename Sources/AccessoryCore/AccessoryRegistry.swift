@@ -71,6 +71,8 @@ public final class AccessoryRegistry: @unchecked Sendable {  // @unchecked: muta
     let log: (LogLevel, String) -> Void
     /// The accessories' pty views (``ViewSet``), made by ``start()``.
     lazy var views = ViewSet(registry: self)
+    /// The accessories' network listeners (``ListenerSet``), made by ``start()``.
+    lazy var listeners = ListenerSet(registry: self)
 
     /// Makes the registry; call ``start()`` on the device loop to open the accessories.
     /// `devicePaths` gives the path to open for accessories whose source is not a plain path (the
@@ -122,6 +124,7 @@ public final class AccessoryRegistry: @unchecked Sendable {  // @unchecked: muta
             a.open()
         }
         views.apply(accessories.map(\.settings))
+        listeners.apply(accessories.map(\.settings))
     }
 
     /// Connects an accessory's callbacks to the registry. Device loop.
@@ -175,6 +178,7 @@ public final class AccessoryRegistry: @unchecked Sendable {  // @unchecked: muta
             a.shutDown(error: .unavailable(device: a.name, state: .disabled, reason: "the daemon is stopping"))
         }
         views.closeAll()
+        listeners.closeAll()
     }
 
     /// Requests still waiting for an answer (for a graceful stop). Device loop.
@@ -200,6 +204,7 @@ public final class AccessoryRegistry: @unchecked Sendable {  // @unchecked: muta
             s.origin.notify(line: line)
         }
         views.accessoryChanged(a)
+        listeners.accessoryChanged(a)
         onStateChange?(a)
     }
 

@@ -25,6 +25,7 @@ public enum SyscallName: String, Sendable, CaseIterable {
     case inotify_rm_watch, opendir, readdir, realpath, mkdir
     case fstat, fstatat, fchmodat, fchownat, linkat, renameat, unlinkat, fork, sigtimedwait, poll
     case fchown, fchmod, symlinkat, readlinkat, mkstemp
+    case getsockname, getpeername, getpwuid_r, getgrouplist
     /// `getsockopt` for `SO_PEERGROUPS`, named apart so that a test can fail it alone (a kernel
     /// without it) while `SO_PEERCRED` still works.
     case getsockoptPeerGroups = "getsockopt(SO_PEERGROUPS)"

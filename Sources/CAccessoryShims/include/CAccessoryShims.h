@@ -178,4 +178,28 @@ pid_t cas_spawn_piped(const char *path, char *const argv[], int in_fd, int out_f
 /// `term_signal` > 0 is set), 0 when `nohang` and it is still running, -1 with errno.
 pid_t cas_wait_child(pid_t pid, int nohang, int *exit_code, int *term_signal);
 
+// MARK: - TCP on loopback, and the owner of its peer's socket (inet.c)
+
+static const int CAS_AF_INET = AF_INET;
+static const int CAS_AF_INET6 = AF_INET6;
+/// Binds `fd` (AF_INET or AF_INET6, per `family`) to `addr` (4 or 16 bytes, network order) and
+/// `port`, with SO_REUSEADDR (a restart may bind while old connections linger in TIME_WAIT) and,
+/// for IPv6, IPV6_V6ONLY. 0 or -1 with errno.
+int cas_bind_inet(int fd, int family, const uint8_t *addr, uint16_t port);
+/// The socket's own (`peer` 0) or its peer's (`peer` 1) address: `*family`, 4 or 16 bytes into
+/// `addr` (room for 16), `*port`. 0 or -1 with errno.
+int cas_inet_name(int fd, int peer, int *family, uint8_t *addr, uint16_t *port);
+/// Connects `fd` to `addr`:`port` (tests). 0 or -1 with errno (EINPROGRESS for a non-blocking
+/// socket).
+int cas_connect_inet(int fd, int family, const uint8_t *addr, uint16_t port);
+static const int CAS_NETLINK_SOCK_DIAG = 4;
+/// Writes into `buf` (room for `cap`) the NETLINK_SOCK_DIAG request for the one TCP socket whose
+/// local end is `src`:`sport` and remote end `dst`:`dport`. Returns the length, or -1 if `cap`
+/// is too small.
+int cas_inet_diag_request(uint8_t *buf, size_t cap, int family, const uint8_t *src, uint16_t sport,
+                          const uint8_t *dst, uint16_t dport, uint32_t seq);
+/// Reads one netlink answer to that request: 1 and `*uid` for the socket's record, 0 for
+/// NLMSG_DONE or no record in `buf`, a negative errno for NLMSG_ERROR (ENOENT: no such socket).
+int cas_inet_diag_uid(const uint8_t *buf, size_t len, uint32_t seq, uint32_t *uid);
+
 #endif

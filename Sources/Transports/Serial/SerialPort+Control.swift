@@ -72,6 +72,16 @@ extension SerialPort {
         }
     }
 
+    /// Starts (`true`) or ends the break condition, for as long as the caller says (RFC 2217's
+    /// BREAK on and off: the client times it). Loop thread only.
+    @discardableResult
+    public func setBreakCondition(_ on: Bool) throws(TransportError) -> ControlOutcome {
+        let fd = try openDescriptor()
+        return try control(on ? "start a break" : "end a break") { () throws(SyscallError) in
+            try Termios.setBreak(fd, on: on)
+        }
+    }
+
     /// Discards data received but not read (`.input`), written but not transmitted (`.output`;
     /// the channel's own queue too), or both. Loop thread only.
     @discardableResult

@@ -1,0 +1,160 @@
+import AccessoryConfig
+import Glibc
+import IOLoop
+import SystemCalls
+
+/// A TCP listener on a loopback address for one accessory (its `network:` entry): accepts
+/// connections, finds out whose they are, checks them against the accessory's `access:`, and
+/// makes each a ``NetworkConnection``.
+///
+/// Whose: a TCP connection carries no credentials, so the owner of the peer's socket is asked
+/// of the kernel (``SocketDiagnostics``), and that uid's groups of the user database. A peer
+/// whose owner cannot be found (it closed meanwhile) is refused, and said in the log.
+///
+/// Device loop only.
+final class NetworkListener {
+    let accessoryName: String
+    let settings: NetworkListenerSettings
+    let loop: IOLoop
+    unowned let registry: AccessoryRegistry
+    private var socket: OwnedFD?
+    private var source: FDSource?
+    private(set) var connections: [NetworkConnection] = []
+    private(set) var counters = Counters()
+    /// Makes client ids (the set's, shared by its listeners).
+    let nextClientID: () -> UInt64
+
+    /// A listener's figures. A value. Device loop only.
+    struct Counters: Sendable, Equatable {
+        var accepted: UInt64 = 0
+        /// Refused: `access:` does not allow the peer's owner.
+        var refusedAccess: UInt64 = 0
+        /// Refused: the peer's owner could not be found.
+        var refusedUnknown: UInt64 = 0
+        /// Refused: ``maxConnections`` were open.
+        var refusedFull: UInt64 = 0
+    }
+
+    /// Connections at once per listener: one holds the session, the others are told so and
+    /// closed, so a few suffice; more are refused without a word.
+    static let maxConnections = 8
+    /// Accepted per readiness event, so that a flood of connections cannot hold the loop.
+    static let acceptBatch = 16
+
+    /// Binds and listens; throws what bind said (the port is taken, the address is not this
+    /// host's).
+    init(
+        accessoryName: String,
+        settings: NetworkListenerSettings,
+        registry: AccessoryRegistry,
+        nextClientID: @escaping () -> UInt64
+    ) throws(SyscallError) {
+        self.accessoryName = accessoryName
+        self.settings = settings
+        self.registry = registry
+        self.loop = registry.loop
+        self.nextClientID = nextClientID
+        let fd = try InetSocket.listening(on: InetEndpoint(address: settings.listen.address, port: settings.listen.port))
+        let raw = fd.rawValue
+        socket = consume fd
+        source = try loop.addSource(fd: raw, interest: .readable) { [weak self] _ in self?.acceptPending() }
+    }
+
+    /// The port bound (the configured one, or the kernel's pick for port 0 in tests).
+    var boundEndpoint: InetEndpoint? {
+        guard let fd = socket?.rawValue else { return nil }
+        return try? InetSocket.localEnd(fd)
+    }
+
+    /// Closes the listener and every connection. Device loop.
+    func close(reason: String) {
+        loop.assertInLoop()
+        source?.cancel()
+        source = nil
+        socket.take()?.close()
+        for c in connections { c.close(reason: reason) }
+        connections = []
+    }
+
+    /// The accessory's state changed. Device loop.
+    func accessoryChanged(ready: Bool) {
+        for c in connections { c.accessoryChanged(ready: ready) }
+    }
+
+    private func acceptPending() {
+        loop.assertInLoop()
+        guard let fd = socket?.rawValue else { return }
+        for _ in 0..<Self.acceptBatch {
+            let accepted: OwnedFD?
+            do { accepted = try Socket.accept(fd) } catch {
+                registry.log(.warning, "listener \(settings.listen) of \(accessoryName): accept: \(error)")
+                return
+            }
+            guard let client = accepted else { return }
+            admit(client)
+        }
+    }
+
+    private func admit(_ client: consuming OwnedFD) {
+        let where_ = "listener \(settings.listen) of \(accessoryName)"
+        guard connections.count < Self.maxConnections else {
+            counters.refusedFull += 1
+            registry.log(.warning, "\(where_): refused a connection: \(Self.maxConnections) are open")
+            return client.close()
+        }
+        let local: InetEndpoint
+        let remote: InetEndpoint
+        let owner: uid_t?
+        do {
+            local = try InetSocket.localEnd(client.rawValue)
+            remote = try InetSocket.remoteEnd(client.rawValue)
+            // The peer's socket: its own end is our remote one.
+            owner = try SocketDiagnostics.ownerUID(local: remote, remote: local)
+        } catch {
+            counters.refusedUnknown += 1
+            registry.log(.warning, "\(where_): refused a connection: its owner cannot be looked up: \(error)")
+            return client.close()
+        }
+        guard let uid = owner else {
+            counters.refusedUnknown += 1
+            registry.log(
+                .warning,
+                "\(where_): refused the connection from \(remote): the kernel knows no local socket at that end "
+                    + "(gone already, or not this host's), so whose it is cannot be told"
+            )
+            return client.close()
+        }
+        let found = try? UserDatabase.groups(ofUser: uid)
+        // A uid without an entry has no groups: only a rule naming the uid can let it in.
+        let gid = found?.primary ?? gid_t.max
+        let groups = found?.all ?? []
+        guard let a = registry.accessory(named: accessoryName), a.access.allows(uid: uid, gid: gid, groups: groups)
+        else {
+            counters.refusedAccess += 1
+            registry.log(.warning, "\(where_): refused the connection from \(remote): uid \(uid) may not use \(accessoryName)")
+            return client.close()
+        }
+        let connection: NetworkConnection
+        do {
+            connection = try NetworkConnection(
+                socket: client,
+                clientID: nextClientID(),
+                credentials: (uid, gid, groups),
+                accessoryName: accessoryName,
+                settings: settings,
+                remote: remote,
+                loop: loop,
+                registry: registry
+            )
+        } catch {
+            registry.log(.error, "\(where_): cannot watch a connection: \(error)")
+            return
+        }
+        counters.accepted += 1
+        connections.append(connection)
+        registry.clients[connection.clientID] = connection
+        connection.onClosed = { [weak self] c in self?.connections.removeAll { $0 === c } }
+        registry.log(.info, "\(connection.description): connected")
+        connection.start()
+    }
+}
