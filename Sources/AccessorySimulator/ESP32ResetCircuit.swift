@@ -20,11 +20,16 @@ public enum ESP32Boot: String, Sendable, CaseIterable {
 /// reset work with one line changed at a time: its step through DTR = RTS = asserted releases EN
 /// for a moment, which the capacitor bridges until RTS falls and DTR alone holds GPIO0 low.
 ///
+/// Over RFC 2217 that moment is long: pyserial's client waits for each SET-CONTROL's answer by
+/// polling every 50 ms, so both lines stay up for 50 ms or more, and GPIO0 is then held low for
+/// about 150 ms (two more answers and esptool's 50 ms). ``enRiseTime`` of 100 ms, the middle of
+/// that window, is a board with a large EN capacitor; a board whose EN rises faster boots its
+/// application there, which is why esptool also ships an RFC 2217 server that resets on its side.
+///
 /// Threading: a value, owned by its responder (loop thread only).
 struct ESP32ResetCircuit {
-    /// How long EN takes to rise once released (a board's RC constant, with margin for a line
-    /// change that crosses a network first).
-    static let enRiseTime: Duration = .milliseconds(25)
+    /// How long EN takes to rise once released (the board's RC delay; see above).
+    static let enRiseTime: Duration = .milliseconds(100)
 
     let boot: ESP32Boot
     private(set) var lines = ModemLineReport(dtr: false, rts: false)

@@ -33,7 +33,7 @@ import Transports
     static func classicReset(
         _ chip: inout ESP32ROMResponder,
         from start: LoopInstant,
-        gap: Duration = .milliseconds(50)
+        gap: Duration = ESP32ResetCircuit.enRiseTime + .milliseconds(50)
     ) -> (outputs: [Output], end: LoopInstant) {
         var out: [Output] = []
         var now = start
@@ -66,10 +66,10 @@ import Transports
         _ = chip.linesChanged(ModemLineReport(dtr: false, rts: true), at: Self.t0)
         #expect(chip.mode == .inReset)
         _ = chip.linesChanged(ModemLineReport(dtr: false, rts: false), at: Self.t0 + .milliseconds(100))
-        let wake = chip.wakeTime
-        #expect(wake == Self.t0 + .milliseconds(125), "EN rises 25 ms after its release")
-        #expect(chip.wake(at: Self.t0 + .milliseconds(124)).isEmpty, "not yet")
-        #expect(Self.text(chip.wake(at: Self.t0 + .milliseconds(125))).contains("SPI_FAST_FLASH_BOOT"))
+        let rise = Self.t0 + .milliseconds(100) + ESP32ResetCircuit.enRiseTime
+        #expect(chip.wakeTime == rise, "EN rises a while after its release")
+        #expect(chip.wake(at: Self.t0 + (.milliseconds(99) + ESP32ResetCircuit.enRiseTime)).isEmpty, "not yet")
+        #expect(Self.text(chip.wake(at: rise)).contains("SPI_FAST_FLASH_BOOT"))
         #expect(chip.mode == .application)
         #expect(chip.receive(Self.sync[...]).isEmpty)
     }
@@ -78,14 +78,20 @@ import Transports
         // DTR and RTS both asserted releases EN for a moment; GPIO0 goes low before EN has
         // risen, so the chip still starts in its loader. Without the delay (GPIO0 sampled when
         // EN is released) it would start its application.
+        // Both lines up for 50 ms, as over RFC 2217 (pyserial polls for each answer).
         var chip = ESP32ROMResponder(boot: .flash, maxLength: 4096)
-        _ = Self.classicReset(&chip, from: Self.t0, gap: .milliseconds(26))
+        _ = chip.linesChanged(ModemLineReport(dtr: false, rts: true), at: Self.t0)
+        let released = Self.t0 + .milliseconds(100)
+        _ = chip.linesChanged(ModemLineReport(dtr: true, rts: true), at: released)
+        _ = chip.linesChanged(ModemLineReport(dtr: true, rts: false), at: released + .milliseconds(50))
+        _ = chip.wake(at: released + ESP32ResetCircuit.enRiseTime)
         #expect(chip.mode == .romLoader)
         var late = ESP32ROMResponder(boot: .flash, maxLength: 4096)
         _ = late.linesChanged(ModemLineReport(dtr: false, rts: true), at: Self.t0)
-        _ = late.linesChanged(ModemLineReport(dtr: true, rts: true), at: Self.t0 + .milliseconds(100))
+        _ = late.linesChanged(ModemLineReport(dtr: true, rts: true), at: released)
         // GPIO0 pulled low only after EN has risen: too late, the application starts.
-        _ = late.linesChanged(ModemLineReport(dtr: true, rts: false), at: Self.t0 + .milliseconds(130))
+        let after = released + ESP32ResetCircuit.enRiseTime + .milliseconds(1)
+        _ = late.linesChanged(ModemLineReport(dtr: true, rts: false), at: after)
         #expect(late.mode == .application)
     }
 

@@ -68,16 +68,25 @@ class Farm:
         )
 
     def _spawn(self, name: str, command: List[str]) -> None:
+        # In the farm's folder: the coordinator keeps its places and resources in files there.
         with open(self.folder / f"{name}.log", "wb") as log:
             self.processes.append(
-                subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT, env=self.env)
+                subprocess.Popen(
+                    command, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT, env=self.env, cwd=self.folder
+                )
             )
 
     def client(self, *arguments: str, place: str = "") -> subprocess.CompletedProcess[str]:
         """`labgrid-client` (bounded) on this farm's coordinator."""
         command = ["labgrid-client", "-x", self.coordinator_address] + (["-p", place] if place else [])
         return subprocess.run(
-            command + list(arguments), env=self.env, capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL
+            command + list(arguments),
+            env=self.env,
+            capture_output=True,
+            text=True,
+            timeout=60,
+            stdin=subprocess.DEVNULL,
+            cwd=self.folder,
         )
 
     def checked_client(self, *arguments: str, place: str = "") -> str:
@@ -94,6 +103,7 @@ class Farm:
             stdout=subprocess.PIPE,
             stderr=subprocess.STDOUT,
             text=True,
+            cwd=self.folder,
         )
 
     def logs(self) -> str:

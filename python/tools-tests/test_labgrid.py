@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import threading
 from pathlib import Path
-from typing import List, Optional
+from typing import Dict, List, Optional
 
 import accessoryd
 from harness import Daemon, simulated, wait_until
@@ -88,14 +88,20 @@ def test_labgrid_session_holds_the_accessory_until_released() -> None:
                     answers.append(error)
 
         with daemon.client() as client:
+            assert client.call("device.status", {"device": "modem"})["locked"] is True, "the session holds the lease"
 
-            def depth() -> int:
-                return int(client.call("device.status", {"device": "modem"})["queue_depth"])
+            def clients() -> Dict[int, int]:
+                listed = client.call("clients.list")["clients"]
+                return {int(c["id"]): int(c["requests_in_flight"]) for c in listed}
 
-            before = depth()
+            before = set(clients())
             waiter = threading.Thread(target=transact)
             waiter.start()
-            wait_until(lambda: depth() > before, 10, "the transact to queue behind the session")
+            wait_until(
+                lambda: any(n >= 1 for i, n in clients().items() if i not in before) or bool(answers),
+                10,
+                "the transact to wait behind the session",
+            )
         # The session still holds the accessory: the transact is queued, unanswered.
         assert answers == [], answers
         session.stdin.write("\n")
