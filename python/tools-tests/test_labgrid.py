@@ -5,6 +5,7 @@ simulated modem and reads `OK`."""
 
 from __future__ import annotations
 
+import os
 import threading
 from pathlib import Path
 from typing import Dict, List, Optional
@@ -113,6 +114,9 @@ def test_labgrid_session_holds_the_accessory_until_released() -> None:
         assert len(answers) == 1 and not isinstance(answers[0], Exception), answers
         assert [f.data for f in answers[0]][-1] == b"OK", answers  # type: ignore[attr-defined]
         assert proxied_logins(farm) >= 1, "the isolated exporter's port was reached without the SSH proxy"
+        # The connection the listener saw came from the SSH user's forward (this test logs in as
+        # itself): its uid, found through sock_diag, is that user's.
+        assert f"uid {os.getuid()}): connected" in daemon.log(), daemon.log()
         farm.checked_client("release", place=PLACE)
     finally:
         if farm is not None:
