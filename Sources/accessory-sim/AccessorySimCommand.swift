@@ -155,6 +155,9 @@ struct AccessorySimCommand: ParsableCommand {
     @Option(help: ArgumentHelp("Longest inbound line or frame, in bytes.", valueName: "bytes"))
     var maxLength: Int = 65_536
 
+    /// The longest Unix socket path (`sun_path` less its terminating NUL).
+    static let maxSocketPathBytes = 107
+
     func validate() throws {
         if count < 1 { throw ValidationError("--count must be at least 1") }
         if personality == .script && script == nil { throw ValidationError("--personality script needs --script FILE") }
@@ -181,12 +184,20 @@ struct AccessorySimCommand: ParsableCommand {
 
     func run() throws {
         FileIO.ignoreSignal(SIGPIPE)
-        let base: SimulatorConfiguration
+        var base: SimulatorConfiguration
         do {
             base = try baseConfiguration()
         } catch {
             StandardStreams.err("\(error)")
             throw ExitCode(1)
+        }
+        // A socket path longer than sun_path (a deep runtime folder) cannot be bound: the
+        // accessory still runs, without the host's modem lines, rather than not at all.
+        if let path = base.linesSocketPath, path.utf8.count + String(count).utf8.count > Self.maxSocketPathBytes {
+            StandardStreams.err(
+                "--lines-socket \(path) is too long for a Unix socket; the modem lines will not reach it"
+            )
+            base.linesSocketPath = nil
         }
         let signals = try SignalFD.create([SIGTERM, SIGINT, SIGUSR1])
         let signalFD = signals.rawValue
@@ -197,7 +208,7 @@ struct AccessorySimCommand: ParsableCommand {
             if count > 1 {
                 c.name += String(i)
                 c.linkPath = link.map { $0 + String(i) }
-                c.linesSocketPath = linesSocket.map { $0 + String(i) }
+                c.linesSocketPath = base.linesSocketPath.map { $0 + String(i) }
             }
             let name = c.name
             do {
