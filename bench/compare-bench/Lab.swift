@@ -290,16 +290,25 @@ final class Lab {
                 echoMembers: network
             )
         }
-        try waitFor("\(kind.rawValue) to listen on 127.0.0.1:\(port)", seconds: 15) {
-            if let ended = relay.poll() { throw BenchError("\(kind.rawValue) ended (\(ended)): \(relay.output)") }
-            guard let probe = try Loopback.connect(port: port) else { return false }
-            probe.close()
-            return true
+        // accessoryd listens once its accessories are ready (startDaemon waited for that); a
+        // probe connection would be a session, refusing the next until its resync is over.
+        let daemonSocket = file(kind.rawValue + ".sock")
+        if kind == .ser2netTCP || kind == .ser2netRFC2217 {
+            try waitFor("\(kind.rawValue) to listen on 127.0.0.1:\(port)", seconds: 15) {
+                if let ended = relay.poll() { throw BenchError("\(kind.rawValue) ended (\(ended)): \(relay.output)") }
+                guard let probe = try Loopback.connect(port: port) else { return false }
+                probe.close()
+                return true
+            }
         }
         let rfc2217 = kind.isRFC2217
         let wire: any Wire = rfc2217 ? TelnetWire() : RawWire()
+        let isDaemon = kind == .accessorydTCP || kind == .accessorydRFC2217
         return Target(kind: kind, wire: wire, relay: relay, echo: echo) {
-            // The relay lets the last session go asynchronously: retry (bounded) while it refuses.
+            // accessoryd refuses a session while the last one's resync runs: wait until the
+            // accessory is ready and unlocked again.
+            if isDaemon { try Lab.waitUntilFree(socket: daemonSocket, device: "echo") }
+            // ser2net lets the last session go asynchronously: retry (bounded) while it refuses.
             var attempts = 0
             while true {
                 if let fd = try Loopback.connect(port: port) {
@@ -406,6 +415,23 @@ final class Lab {
             return devices.filter { $0["state"] == "ready" }.count == accessories.count
         }
         return daemon
+    }
+
+    /// Waits (up to 10 s) until accessoryd's `device` is `ready` (not resyncing) and unlocked.
+    static func waitUntilFree(socket: String, device: String) throws {
+        let endpoint = try LineEndpoint(owning: try Socket.connectedUnixStream(to: .path(socket)))
+        defer { endpoint.close() }
+        var id = 0
+        try waitFor("\(device) to be free for a session", seconds: 10) {
+            id += 1
+            let status = try RPCWire.call(
+                endpoint,
+                id: id,
+                method: "device.status",
+                params: ["device": .string(device)]
+            )
+            return status.result?["state"] == "ready" && status.result?["locked"] == false
+        }
     }
 
     /// The full path of a program on `PATH` (or in /usr/sbin, where Debian puts ser2net).
