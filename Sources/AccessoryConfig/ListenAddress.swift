@@ -47,7 +47,9 @@ public struct ListenAddress: Sendable, Hashable, CustomStringConvertible {
 
     public var description: String {
         if address.count == 4 { return address.map(String.init).joined(separator: ".") + ":\(port)" }
-        let groups = stride(from: 0, to: 16, by: 2).map { String(UInt16(address[$0]) << 8 | UInt16(address[$0 + 1]), radix: 16) }
+        let groups = stride(from: 0, to: 16, by: 2).map {
+            String(UInt16(address[$0]) << 8 | UInt16(address[$0 + 1]), radix: 16)
+        }
         return "[" + groups.joined(separator: ":") + "]:\(port)"
     }
 

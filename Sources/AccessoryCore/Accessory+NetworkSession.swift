@@ -38,9 +38,21 @@ extension Accessory {
         }
     }
 
-    /// Puts the configured line settings back after a session changed them (the session is
-    /// ending: called while it still holds the accessory, before the next client is served).
-    func restoreConfiguredLine(for clientID: UInt64) -> String? {
-        applySessionLine(configuredSerialSettings, for: clientID)
+    /// Puts the configured line settings back after `clientID`'s session changed them, and ends
+    /// a break it left on. Called as the session ends: while it still holds the accessory, or
+    /// just after the accessory ended it (idle, an administrator) and before its `attach`
+    /// finishes, so before the next client is served; never while another client's session runs.
+    /// Nil when done, else why not.
+    func restoreAfterSession(of clientID: UInt64, breakWasOn: Bool) -> String? {
+        loop.assertInLoop()
+        guard rawSession == nil || holdsRawSession(clientID) else { return "another client holds \(name)" }
+        guard let port else { return "\(name) has no serial line" }
+        do {
+            if breakWasOn { try port.setBreakCondition(false) }
+            try port.configure(configuredSerialSettings)
+            return nil
+        } catch {
+            return "\(error)"
+        }
     }
 }

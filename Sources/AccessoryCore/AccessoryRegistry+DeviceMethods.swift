@@ -6,7 +6,9 @@ import Operations
 extension AccessoryRegistry {
     func deviceStatus(of a: Accessory, _ caller: Caller) {
         loop.assertInLoop()
-        caller.succeed(a.status(views: views.status(of: a.name)))
+        var status = a.status(views: views.status(of: a.name))
+        status.listeners = listeners.status(of: a.name)
+        caller.succeed(status)
     }
 
     func transact(_ p: TransferParams, on a: Accessory, _ caller: Caller) {

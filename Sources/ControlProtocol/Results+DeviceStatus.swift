@@ -1,7 +1,7 @@
 /// The result of `device.status`: one accessory's state, identity, settings, modem lines,
 /// counters, trace file and views,
 /// `{name, state, reason, resync?, transport, path?, identity, settings, queue_depth, locked,
-/// lines, counters, last_error, trace?, views}`.
+/// lines, counters, last_error, trace?, views, listeners?}`.
 ///
 /// Threading: a value. Any thread.
 package struct DeviceStatusResult: Sendable, Hashable, JSONObjectEncodable {
@@ -28,6 +28,8 @@ package struct DeviceStatusResult: Sendable, Hashable, JSONObjectEncodable {
     package var trace: Trace?
     /// Its pty views, and those that could not be made.
     package var views: [View]
+    /// Its network listeners and their connections (left out when it has none).
+    package var listeners: [ListenerStatus] = []
 
     package init(
         name: String,
@@ -79,6 +81,7 @@ package struct DeviceStatusResult: Sendable, Hashable, JSONObjectEncodable {
         object.add("last_error", lastError)
         if let trace { object.add("trace", trace) }
         object.add("views", views)
+        if !listeners.isEmpty { object.add("listeners", listeners) }
     }
 }
 

@@ -25,8 +25,14 @@ public enum SocketDiagnostics {
             local.address.withUnsafeBufferPointer { src in
                 remote.address.withUnsafeBufferPointer { dst in
                     cas_inet_diag_request(
-                        buf.baseAddress, buf.count, local.family, src.baseAddress, local.port, dst.baseAddress,
-                        remote.port, seq
+                        buf.baseAddress,
+                        buf.count,
+                        local.family,
+                        src.baseAddress,
+                        local.port,
+                        dst.baseAddress,
+                        remote.port,
+                        seq
                     )
                 }
             }

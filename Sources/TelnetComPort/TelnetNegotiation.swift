@@ -51,9 +51,25 @@ public struct TelnetNegotiation: Sendable {
         let supported = Self.supported.contains(option)
         switch verb {
         case .do, .dont:
-            return Self.answer(&ours[option, default: Side()], enable: verb == .do, supported: supported, refusals: &refusals, yes: .will, no: .wont, option)
+            return Self.answer(
+                &ours[option, default: Side()],
+                enable: verb == .do,
+                supported: supported,
+                refusals: &refusals,
+                yes: .will,
+                no: .wont,
+                option
+            )
         case .will, .wont:
-            return Self.answer(&theirs[option, default: Side()], enable: verb == .will, supported: supported, refusals: &refusals, yes: .do, no: .dont, option)
+            return Self.answer(
+                &theirs[option, default: Side()],
+                enable: verb == .will,
+                supported: supported,
+                refusals: &refusals,
+                yes: .do,
+                no: .dont,
+                option
+            )
         }
     }
 

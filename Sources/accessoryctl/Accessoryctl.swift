@@ -25,7 +25,8 @@ struct Accessoryctl: AsyncParsableCommand {
         version: AccessoryVersion.line("accessoryctl"),
         subcommands: [
             List.self, Status.self, Transact.self, Write.self, Read.self, Monitor.self, Trace.self, Lock.self,
-            Attach.self, Line.self, Reset.self, Break.self, Clients.self, Kick.self, Views.self, Metrics.self,
+            Attach.self, Line.self, Reset.self, Break.self, Clients.self, Kick.self, Views.self, Listeners.self,
+            Metrics.self,
             DialStdio.self,
         ]
     )

@@ -123,8 +123,10 @@ struct TelnetComPortTests {
         var stream = TelnetServerStream()
         var reply: [UInt8] = []
         let inputs = try stream.receive(
-            [iac, Telnet.will, 44, 0x41, iac, Telnet.sb, 44, 5, 5, iac, Telnet.se, 0x42, iac, Telnet.sb, 1, 1, iac,
-             Telnet.se],
+            [
+                iac, Telnet.will, 44, 0x41, iac, Telnet.sb, 44, 5, 5, iac, Telnet.se, 0x42, iac, Telnet.sb, 1, 1, iac,
+                Telnet.se,
+            ],
             reply: &reply
         )
         #expect(reply == [iac, Telnet.do, 44])

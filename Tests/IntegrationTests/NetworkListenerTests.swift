@@ -135,8 +135,15 @@ import Testing
         let said = try Self.readUntilClosed(second.rawValue, seconds: 5)
         #expect(said.contains("accessoryd: cannot attach to echo: echo is locked by client"), "\(said)")
         try Self.echo(first.rawValue, "still here\n")
+        let status = try s.connect().result("device.status", Params.device("echo"))
+        let listener = status["listeners"]?.arrayValue?.first
+        #expect(listener?["counters"]?["accepted"]?.intValue == 2, "\(status)")
+        #expect(listener?["connections"]?.arrayValue?.count == 1, "the refused one is gone: \(status)")
         let clients = try s.connect().call("clients.list").result?["clients"]?.arrayValue ?? []
-        #expect(clients.contains { ($0["command"]?.stringValue ?? "").hasPrefix("raw 127.0.0.1:\(port)") }, "\(clients)")
+        #expect(
+            clients.contains { ($0["command"]?.stringValue ?? "").hasPrefix("raw 127.0.0.1:\(port)") },
+            "\(clients)"
+        )
     }
 
     @Test(.enabled(if: getuid() == 0, "needs root (setpriv to another uid)"))

@@ -1,4 +1,5 @@
 import AccessoryConfig
+import ControlProtocol
 import IOLoop
 import SystemCalls
 
@@ -40,7 +41,8 @@ final class ListenerSet {
         for w in wanted
         where !kept.contains(where: { $0.accessoryName == w.accessory && $0.settings == w.settings }) {
             do {
-                let listener = try NetworkListener(accessoryName: w.accessory, settings: w.settings, registry: registry) {
+                let listener = try NetworkListener(accessoryName: w.accessory, settings: w.settings, registry: registry)
+                {
                     [unowned self] in
                     nextClientID += 1
                     return nextClientID
@@ -75,5 +77,39 @@ final class ListenerSet {
     /// The listeners of accessory `name`. Device loop.
     func listeners(of name: String) -> [NetworkListener] {
         listeners.filter { $0.accessoryName == name }
+    }
+
+    /// The listeners of accessory `name` for `device.status`, and those that could not listen.
+    /// Device loop.
+    func status(of name: String) -> [ListenerStatus] {
+        registry.loop.assertInLoop()
+        var list = listeners(of: name).map { l in
+            ListenerStatus(
+                listen: l.settings.listen.description,
+                kind: l.settings.kind.rawValue,
+                settings: l.settings.settings.rawValue,
+                counters: l.counters,
+                connections: l.connections.map { c in
+                    NetworkConnectionStatus(
+                        clientID: Int64(clamping: c.clientID),
+                        remote: c.remote.description,
+                        uid: Int64(c.uid),
+                        session: c.session.name,
+                        counters: c.counters
+                    )
+                }
+            )
+        }
+        for f in failures where f.accessory == name {
+            list.append(
+                ListenerStatus(
+                    listen: f.settings.listen.description,
+                    kind: f.settings.kind.rawValue,
+                    settings: f.settings.settings.rawValue,
+                    error: f.error
+                )
+            )
+        }
+        return list
     }
 }

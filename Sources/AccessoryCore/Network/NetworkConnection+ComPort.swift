@@ -104,11 +104,11 @@ extension NetworkConnection {
 
     /// The session ends: the configured line settings, and no break, before anyone else is served.
     func undoLineChanges() {
-        guard let a = registry?.accessory(named: accessoryName) else { return }
-        if port.breakOn { _ = a.setSessionBreak(false, for: clientID) }
-        if port.lineChanged, let problem = a.restoreConfiguredLine(for: clientID) {
+        guard port.lineChanged || port.breakOn, let a = registry?.accessory(named: accessoryName) else { return }
+        if let problem = a.restoreAfterSession(of: clientID, breakWasOn: port.breakOn) {
             registry?.log(.warning, "\(description): cannot restore the configured line settings: \(problem)")
         }
+        port.breakOn = false
     }
 
     // MARK: - SET-CONTROL

@@ -43,7 +43,7 @@ final class NetworkConnection: @unchecked Sendable {
     private var output: [UInt8] = []
     private(set) var isClosed = false
     var session = Session.detached
-    var counters = NetworkConnectionCounters()
+    var counters = NetworkConnectionStatus.Counters()
     var nextRequestID: Int64 = 1
     /// The client's bytes wait: the device is behind (the raw session's back-pressure).
     var inputPaused = false
@@ -133,6 +133,8 @@ final class NetworkConnection: @unchecked Sendable {
     func close(reason: String) {
         loop.assertInLoop()
         guard !isClosed else { return }
+        // Also when the accessory just ended the session (idle, an administrator): its `attach`
+        // has not finished yet, so nobody else is served before the line is put back.
         if case .attached = session { undoLineChanges() }
         isClosed = true
         session = .detached
@@ -257,18 +259,4 @@ final class NetworkConnection: @unchecked Sendable {
             }
         }
     }
-}
-
-/// A network connection's figures, for `device.status`. A value. Device loop only.
-struct NetworkConnectionCounters: Sendable, Equatable {
-    var bytesFromClient: UInt64 = 0
-    var bytesToClient: UInt64 = 0
-    var bytesToDevice: UInt64 = 0
-    var bytesFromDevice: UInt64 = 0
-    /// Written while the accessory was absent.
-    var refusedBytes: UInt64 = 0
-    /// Left unsent when a client that did not read was disconnected.
-    var droppedBytes: UInt64 = 0
-    var sessions: UInt64 = 0
-    var protocolErrors: UInt64 = 0
 }

@@ -1,4 +1,5 @@
 import AccessoryConfig
+import ControlProtocol
 import Glibc
 import IOLoop
 import SystemCalls
@@ -20,20 +21,9 @@ final class NetworkListener {
     private var socket: OwnedFD?
     private var source: FDSource?
     private(set) var connections: [NetworkConnection] = []
-    private(set) var counters = Counters()
+    private(set) var counters = ListenerStatus.Counters()
     /// Makes client ids (the set's, shared by its listeners).
     let nextClientID: () -> UInt64
-
-    /// A listener's figures. A value. Device loop only.
-    struct Counters: Sendable, Equatable {
-        var accepted: UInt64 = 0
-        /// Refused: `access:` does not allow the peer's owner.
-        var refusedAccess: UInt64 = 0
-        /// Refused: the peer's owner could not be found.
-        var refusedUnknown: UInt64 = 0
-        /// Refused: ``maxConnections`` were open.
-        var refusedFull: UInt64 = 0
-    }
 
     /// Connections at once per listener: one holds the session, the others are told so and
     /// closed, so a few suffice; more are refused without a word.
@@ -54,7 +44,9 @@ final class NetworkListener {
         self.registry = registry
         self.loop = registry.loop
         self.nextClientID = nextClientID
-        let fd = try InetSocket.listening(on: InetEndpoint(address: settings.listen.address, port: settings.listen.port))
+        let fd = try InetSocket.listening(
+            on: InetEndpoint(address: settings.listen.address, port: settings.listen.port)
+        )
         let raw = fd.rawValue
         socket = consume fd
         source = try loop.addSource(fd: raw, interest: .readable) { [weak self] _ in self?.acceptPending() }
@@ -131,7 +123,10 @@ final class NetworkListener {
         guard let a = registry.accessory(named: accessoryName), a.access.allows(uid: uid, gid: gid, groups: groups)
         else {
             counters.refusedAccess += 1
-            registry.log(.warning, "\(where_): refused the connection from \(remote): uid \(uid) may not use \(accessoryName)")
+            registry.log(
+                .warning,
+                "\(where_): refused the connection from \(remote): uid \(uid) may not use \(accessoryName)"
+            )
             return client.close()
         }
         let connection: NetworkConnection

@@ -1,0 +1,120 @@
+import AccessoryTestSupport
+import ControlProtocol
+import Glibc
+import SystemCalls
+import Testing
+
+/// Listeners across SIGHUP and in `--check-config`: an unchanged listener keeps its connection;
+/// a changed one is closed and made again; a port held by another program is reported and the
+/// rest stands; a non-loopback address and two listeners on one port are configuration errors.
+///
+/// Threading: each test runs on its own test thread and owns its scenario.
+@Suite struct NetworkReloadTests {
+    static func listener(_ port: UInt16) -> String {
+        "network: [{listen: \"127.0.0.1:\(port)\", protocol: raw}]"
+    }
+
+    @Test func anUnchangedListenerKeepsItsConnectionAcrossAReload() throws {
+        let s = try Scenario()
+        defer { s.finish() }
+        try s.simulator("echo")
+        try s.simulator("other")
+        let port = try NetworkListenerTests.freePort()
+        try s.startDaemon(accessories: [s.lineAccessory("echo", Self.listener(port)), s.lineAccessory("other")])
+        let client = try InetSocket.connect(to: InetEndpoint(address: [127, 0, 0, 1], port: port))
+        do { try NetworkListenerTests.echo(client.rawValue, "before\n") } catch {
+            Issue.record("\(error): \(s.log)")
+        }
+
+        // Another accessory changes; this one and its listener do not.
+        _ = try s.directory.write(
+            "accessoryd.yaml",
+            s.configuration(accessories: [
+                s.lineAccessory("echo", Self.listener(port)),
+                s.lineAccessory("other", "response: {timeout_ms: 1500}"),
+            ])
+        )
+        try ChildProcess.signal(s.daemon!.pid, SIGHUP)
+        try waitForLog(s, "reload: ")
+        try NetworkListenerTests.echo(client.rawValue, "after\n")
+
+        // Now the listener moves: its connection is closed, the new port serves.
+        let moved = try NetworkListenerTests.freePort()
+        _ = try s.directory.write(
+            "accessoryd.yaml",
+            s.configuration(accessories: [s.lineAccessory("echo", Self.listener(moved)), s.lineAccessory("other")])
+        )
+        try ChildProcess.signal(s.daemon!.pid, SIGHUP)
+        let said = try NetworkListenerTests.readUntilClosed(client.rawValue, seconds: 10)
+        #expect(said.isEmpty, "closed without a word: \(said)")
+        try waitForLog(s, "listener 127.0.0.1:\(moved) of echo: raw")
+        let again = try InetSocket.connect(to: InetEndpoint(address: [127, 0, 0, 1], port: moved))
+        try NetworkListenerTests.echo(again.rawValue, "moved\n")
+        client.close()
+    }
+
+    @Test func aPortInUseIsReportedAndTheRestStands() throws {
+        let s = try Scenario()
+        defer { s.finish() }
+        try s.simulator("echo")
+        let taken = try InetSocket.listening(on: InetEndpoint(address: [127, 0, 0, 1], port: 0))
+        let busy = try InetSocket.localEnd(taken.rawValue).port
+        let free = try NetworkListenerTests.freePort()
+        try s.startDaemon(accessories: [
+            s.lineAccessory(
+                "echo",
+                "network: [{listen: \"127.0.0.1:\(busy)\", protocol: raw}, {listen: \"127.0.0.1:\(free)\", protocol: raw}]"
+            )
+        ])
+        let client = try InetSocket.connect(to: InetEndpoint(address: [127, 0, 0, 1], port: free))
+        try NetworkListenerTests.echo(client.rawValue, "served\n")
+        let status = try s.connect().result("device.status", Params.device("echo"))
+        let listeners = status["listeners"]?.arrayValue ?? []
+        #expect(listeners.count == 2, "\(status)")
+        #expect(listeners.contains { $0["error"]?.stringValue == "the port is in use" }, "\(listeners)")
+        let serving = listeners.first { $0["error"] == nil }
+        #expect(serving?["connections"]?.arrayValue?.first?["session"]?.stringValue == "attached", "\(listeners)")
+        #expect(serving?["counters"]?["accepted"]?.intValue == 1, "\(listeners)")
+        #expect(s.log.contains("127.0.0.1:\(busy) of echo: cannot listen: the port is in use"), "\(s.log)")
+        taken.close()
+        client.close()
+    }
+
+    @Test func checkConfigRefusesANetworkAddressAndAClash() throws {
+        let folder = try TemporaryDirectory()
+        defer { folder.remove() }
+        let path = try folder.write(
+            "net.yaml",
+            """
+            socket:
+              path: \(folder.file("d.sock"))
+            accessories:
+              - name: a
+                path: /dev/ttyUSB0
+                framing: {type: line}
+                network: [{listen: "0.0.0.0:4001"}, {listen: "[::1]:4002", protocol: rfc2217, settings: locked}]
+              - name: b
+                path: /dev/ttyUSB1
+                framing: {type: line}
+                network: [{listen: "[::1]:4002", protocol: raw}, {listen: "127.0.0.1:99999"}]
+
+            """
+        )
+        let r = try ConfigTests.run(["--check-config", "--config", path], in: folder, tag: "net")
+        #expect(r.status == .exited(1))
+        #expect(r.stderr.contains("0.0.0.0:4001 is not a loopback address"), "\(r.stderr)")
+        #expect(r.stderr.contains("ssh -L"), "says how to reach it instead: \(r.stderr)")
+        #expect(
+            r.stderr.contains("[0:0:0:0:0:0:0:1]:4002 is already the address of a listener of accessory \"a\""),
+            "\(r.stderr)"
+        )
+        #expect(r.stderr.contains("expected a port 1…65535, got \"99999\""), "\(r.stderr)")
+        #expect(r.stdout.contains("3 error(s)"), "\(r.stdout)")
+    }
+
+    private func waitForLog(_ s: Scenario, _ text: String) throws {
+        let deadline = Deadline(seconds: 10)
+        while !s.log.contains(text) && !deadline.hasPassed { usleep(10_000) }
+        if !s.log.contains(text) { throw HarnessError("the log never said \(text): \(s.log)") }
+    }
+}
