@@ -22,14 +22,15 @@ public enum ESP32Boot: String, Sendable, CaseIterable {
 ///
 /// Over RFC 2217 that moment is long: pyserial's client waits for each SET-CONTROL's answer by
 /// polling every 50 ms, so both lines stay up for 50 ms or more, and GPIO0 is then held low for
-/// about 150 ms (two more answers and esptool's 50 ms). ``enRiseTime`` of 100 ms, the middle of
-/// that window, is a board with a large EN capacitor; a board whose EN rises faster boots its
-/// application there, which is why esptool also ships an RFC 2217 server that resets on its side.
+/// about 150 ms (two more answers and esptool's 50 ms): EN must rise between 50 and 200 ms after
+/// its release. ``enRiseTime`` of 125 ms, the middle, is a board with a large EN capacitor; a
+/// board whose EN rises faster boots its application there, which is why esptool also ships an
+/// RFC 2217 server that resets on its side.
 ///
 /// Threading: a value, owned by its responder (loop thread only).
 struct ESP32ResetCircuit {
     /// How long EN takes to rise once released (the board's RC delay; see above).
-    static let enRiseTime: Duration = .milliseconds(100)
+    static let enRiseTime: Duration = .milliseconds(125)
 
     let boot: ESP32Boot
     private(set) var lines = ModemLineReport(dtr: false, rts: false)
