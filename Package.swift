@@ -1,6 +1,7 @@
 // swift-tools-version: 6.1
 // accessoryd: a Linux daemon that owns serial and Bluetooth-RFCOMM accessories.
-// Targets and their layering are described in docs/architecture.md ("Modules"); dependencies point down.
+// Targets and their layering: docs/architecture.md ("Modules"), whose module graph is generated from this
+// file by scripts/module-graph.py (`make docs-check` fails when it differs); dependencies point down.
 import PackageDescription
 
 let strict: [SwiftSetting] = [
@@ -77,8 +78,8 @@ let package = Package(
         ),
         // SerialPort, RFCOMMSocket and the framers.
         .target(name: "Transports", dependencies: ["IOLoop", "SystemCalls", "CAccessoryShims"], swiftSettings: strict),
-        // Typed configuration decoded from YAML (the protocol's messages are ControlProtocol's).
-        .target(name: "AccessoryConfig", dependencies: ["YAMLTree", "ControlProtocol"], swiftSettings: strict),
+        // Typed configuration decoded from YAML, with file:line errors and "did you mean" hints.
+        .target(name: "AccessoryConfig", dependencies: ["YAMLTree", "JSONCodec"], swiftSettings: strict),
         // libyaml, called only from YAMLTree.
         .systemLibrary(name: "CYAML", pkgConfig: "yaml-0.1", providers: [.apt(["libyaml-dev"])]),
         // YAML text to a node tree (libyaml's parser): the configuration's and the scripts' reader.
@@ -88,7 +89,11 @@ let package = Package(
         .target(name: "CommandLineOptions", swiftSettings: strict),
         // The version the three programs print (one constant).
         .target(name: "AccessoryVersion", swiftSettings: strict),
-        .target(name: "ControlProtocol", swiftSettings: strict),
+        // JSON text to values and back (a strict parser, a writer into preallocated buffers), base64,
+        // UTF-8 validation and the closest-name suggestion: no Foundation, nothing protocol-specific.
+        .target(name: "JSONCodec", swiftSettings: strict),
+        // The JSON-RPC protocol's messages: requests, responses, notifications, the typed results.
+        .target(name: "ControlProtocol", dependencies: ["JSONCodec"], swiftSettings: strict),
         // Telnet and RFC 2217's COM-PORT-OPTION as values fed bytes: the network listeners' protocol.
         .target(name: "TelnetComPort", swiftSettings: strict),
         // Simulated accessories on pseudo-terminals (library, so tests can run them in-process).
@@ -113,7 +118,7 @@ let package = Package(
         // The Unix-socket JSON-RPC server: listener, connections, limits, peer credentials.
         .target(
             name: "ControlServer",
-            dependencies: ["IOLoop", "SystemCalls", "ControlProtocol"],
+            dependencies: ["IOLoop", "SystemCalls", "ControlProtocol", "JSONCodec"],
             swiftSettings: strict
         ),
         // libudev, called only from Hotplug.
@@ -121,14 +126,15 @@ let package = Package(
         // udev monitor and enumeration, the by-id folder watcher, identity matching.
         .target(
             name: "Hotplug",
-            dependencies: ["IOLoop", "SystemCalls", "CUdev", "AccessoryConfig"],
+            dependencies: ["IOLoop", "SystemCalls", "CUdev"],
             swiftSettings: strict
         ),
         // Accessories: registry, state machine, request operations, access policy.
         .target(
             name: "AccessoryCore",
             dependencies: [
-                "IOLoop", "SystemCalls", "Operations", "Transports", "AccessoryConfig", "ControlProtocol", "Hotplug",
+                "IOLoop", "SystemCalls", "Operations", "Transports", "AccessoryConfig", "ControlProtocol", "JSONCodec",
+                "Hotplug",
                 "TrafficTrace", "TelnetComPort",
             ],
             swiftSettings: strict
@@ -136,13 +142,14 @@ let package = Package(
         // The async/await client used by accessoryctl and the tests (a target, not a product).
         .target(
             name: "AccessoryClient",
-            dependencies: ["ControlProtocol", "SystemCalls", "IOLoop"],
+            dependencies: ["ControlProtocol", "JSONCodec", "SystemCalls", "IOLoop"],
             swiftSettings: strict
         ),
         .executableTarget(
             name: "accessoryd",
             dependencies: [
-                "AccessoryCore", "ControlServer", "AccessoryConfig", "ControlProtocol", "IOLoop", "SystemCalls",
+                "AccessoryCore", "ControlServer", "AccessoryConfig", "ControlProtocol", "JSONCodec", "IOLoop",
+                "SystemCalls",
                 "Systemd", "Hotplug", "AccessoryVersion", "CommandLineOptions",
             ],
             swiftSettings: strict,
@@ -154,7 +161,8 @@ let package = Package(
         .executableTarget(
             name: "accessoryctl",
             dependencies: [
-                "AccessoryClient", "ControlProtocol", "SystemCalls", "IOLoop", "TrafficTrace", "AttachTerminal",
+                "AccessoryClient", "ControlProtocol", "JSONCodec", "SystemCalls", "IOLoop", "TrafficTrace",
+                "AttachTerminal",
                 "AccessoryVersion",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
@@ -191,14 +199,14 @@ let package = Package(
         // echo-accessory is its pty peer.
         .executableTarget(
             name: "compare-bench",
-            dependencies: ["ControlProtocol", "SystemCalls"],
+            dependencies: ["ControlProtocol", "JSONCodec", "SystemCalls"],
             path: "bench/compare-bench",
             swiftSettings: strict
         ),
         // The soak program: accessoryd under random load with kills, cancels and unplugs.
         .executableTarget(
             name: "soak",
-            dependencies: ["ControlProtocol", "IOLoop", "SystemCalls", "AccessoryTestSupport"],
+            dependencies: ["ControlProtocol", "JSONCodec", "IOLoop", "SystemCalls", "AccessoryTestSupport"],
             path: "soak",
             swiftSettings: strict
         ),
@@ -219,7 +227,7 @@ let package = Package(
         ),
         .testTarget(
             name: "HotplugTests",
-            dependencies: ["Hotplug", "AccessoryConfig", "IOLoop", "SystemCalls", "AccessoryTestSupport"],
+            dependencies: ["Hotplug", "IOLoop", "SystemCalls", "AccessoryTestSupport"],
             swiftSettings: strict
         ),
         .testTarget(
@@ -244,24 +252,31 @@ let package = Package(
         ),
         .testTarget(
             name: "ConfigAndProtocolTests",
-            dependencies: ["AccessoryConfig", "ControlProtocol", "YAMLTree", "AccessoryTestSupport", "TelnetComPort"],
+            dependencies: [
+                "AccessoryConfig", "ControlProtocol", "JSONCodec", "YAMLTree", "AccessoryTestSupport", "TelnetComPort",
+            ],
             swiftSettings: strict
         ),
         .testTarget(
             name: "ControlServerTests",
-            dependencies: ["ControlServer", "ControlProtocol", "IOLoop", "SystemCalls", "AccessoryTestSupport"],
+            dependencies: [
+                "ControlServer", "ControlProtocol", "JSONCodec", "IOLoop", "SystemCalls", "AccessoryTestSupport",
+            ],
             swiftSettings: strict
         ),
         .testTarget(
             name: "ClientTests",
-            dependencies: ["AccessoryClient", "ControlProtocol", "IOLoop", "SystemCalls", "AccessoryTestSupport"],
+            dependencies: [
+                "AccessoryClient", "ControlProtocol", "JSONCodec", "IOLoop", "SystemCalls", "AccessoryTestSupport",
+            ],
             swiftSettings: strict
         ),
         .testTarget(name: "AttachTerminalTests", dependencies: ["AttachTerminal"], swiftSettings: strict),
         .testTarget(
             name: "AccessoryCoreTests",
             dependencies: [
-                "AccessoryCore", "Operations", "Transports", "AccessoryConfig", "ControlProtocol", "IOLoop",
+                "AccessoryCore", "Operations", "Transports", "AccessoryConfig", "ControlProtocol", "JSONCodec",
+                "IOLoop",
                 "SystemCalls", "AccessorySimulator", "AccessoryTestSupport", "Hotplug",
             ],
             swiftSettings: strict
@@ -279,12 +294,12 @@ let package = Package(
         ),
         .testTarget(
             name: "TrafficTraceTests",
-            dependencies: ["TrafficTrace", "ControlProtocol", "SystemCalls", "AccessoryTestSupport"],
+            dependencies: ["TrafficTrace", "ControlProtocol", "JSONCodec", "SystemCalls", "AccessoryTestSupport"],
             swiftSettings: strict
         ),
         .testTarget(
             name: "IntegrationTests",
-            dependencies: ["ControlProtocol", "SystemCalls", "AccessoryTestSupport", "AccessoryVersion"],
+            dependencies: ["ControlProtocol", "JSONCodec", "SystemCalls", "AccessoryTestSupport", "AccessoryVersion"],
             swiftSettings: strict
         ),
     ]

@@ -23,7 +23,7 @@ TARGETS=("$@")
 # The modules each target imports; SwiftPM builds their dependencies too.
 modules_for() {
   case "$1" in
-    json-rpc) echo ControlProtocol ;;
+    json-rpc) echo ControlProtocol JSONCodec ;;
     framers) echo Transports ;;
     config) echo AccessoryConfig ;;
     telnet) echo TelnetComPort ;;
@@ -61,7 +61,7 @@ mapfile -t modulemaps < <(
   # System-library targets (CYAML, CUdev) keep theirs beside their header.
   find Sources -mindepth 2 -maxdepth 2 -name module.modulemap
 )
-# The targets use ControlProtocol's `package` declarations (its parser, writer and fast path), so
+# The targets use `package` declarations (JSONCodec's parser and writer, ControlProtocol's fast path), so
 # they are compiled as members of the package: with the package name SwiftPM gave its modules
 # (made from the checkout folder's name), read from the build it just described.
 package_name="$(grep -- '"-module-name","ControlProtocol"' "$SCRATCH/debug.yaml" |

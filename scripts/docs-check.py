@@ -11,7 +11,10 @@ Fails (exit 1, one line per problem) on:
 - a command in README.md (code blocks and inline code) that no longer exists: each
   `accessoryctl <subcommand>` and each of its `--options`, each `accessoryd --option`, each
   `accessory-sim --option`, each `make <target>`, checked against the programs' `--help` and
-  the Makefile.
+  the Makefile;
+- the module graph in docs/architecture.md (between scripts/module-graph.py's markers) when it
+  is not what scripts/module-graph.py makes of Package.swift now (only where there is a
+  Package.swift).
 
 Usage: scripts/docs-check.py --products DIR [--root DIR]
 (DIR: `swift build --show-bin-path`, where accessoryctl, accessoryd and accessory-sim are built.)
@@ -20,14 +23,16 @@ Usage: scripts/docs-check.py --products DIR [--root DIR]
 from __future__ import annotations
 
 import argparse
+import difflib
 import glob
+import importlib.util
 import os
 import re
 import shlex
 import subprocess
 import sys
 from functools import lru_cache
-from typing import Dict, Iterator, List, Optional, Set, Tuple
+from typing import Any, Dict, Iterator, List, Optional, Set, Tuple
 
 LINK = re.compile(r"(?<!\!)\[[^\]]*\]\(([^)\s]+)(?:\s+\"[^\"]*\")?\)|^\s*\[[^\]]+\]:\s*(\S+)", re.M)
 IMAGE = re.compile(r"!\[[^\]]*\]\(([^)\s]+)\)")
@@ -269,6 +274,45 @@ def check_accessoryctl(rest: List[str], programs: Programs, line: str) -> List[s
     return problems
 
 
+# -- the module graph ------------------------------------------------------------------------
+
+GRAPH_DOCUMENT = "docs/architecture.md"
+
+
+def module_graph_script() -> Any:
+    """scripts/module-graph.py as a module (its file name is not an identifier)."""
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "module-graph.py")
+    spec = importlib.util.spec_from_file_location("module_graph", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def check_module_graph(root: str) -> Iterator[str]:
+    if not os.path.exists(os.path.join(root, "Package.swift")):
+        return
+    graph = module_graph_script()
+    expected = graph.generated_block(graph.dump_package(root), root)
+    path = os.path.join(root, GRAPH_DOCUMENT)
+    text = open(path, encoding="utf-8").read() if os.path.exists(path) else ""
+    start, end = text.find(graph.BEGIN), text.find(graph.END)
+    if start < 0 or end < start:
+        yield f"{GRAPH_DOCUMENT}: no module graph between the markers of scripts/module-graph.py"
+        return
+    found = text[start : end + len(graph.END)] + "\n"
+    if found != expected:
+        line = text.count("\n", 0, start) + 1
+        diff = difflib.unified_diff(
+            found.splitlines(), expected.splitlines(), "in the document", "from Package.swift", lineterm="", n=0
+        )
+        changes = "\n    ".join(l for l in diff if not l.startswith(("---", "+++", "@@")))
+        yield (
+            f"{GRAPH_DOCUMENT}:{line}: the module graph is not Package.swift's "
+            f"(write scripts/module-graph.py's output in its place):\n    {changes}"
+        )
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--products", required=True, help="the folder of the built programs")
@@ -282,12 +326,16 @@ def main() -> int:
     for name in source_files(root):
         problems += check_section_references(root, name)
     problems += check_commands(root, Programs(root, options.products))
+    problems += check_module_graph(root)
     for problem in problems:
         print(f"docs-check: {problem}")
     if problems:
         print(f"docs-check: {len(problems)} problem(s) in {len(names)} documents")
         return 1
-    print(f"docs-check: {len(names)} documents, their links, section references and README's commands are fine")
+    print(
+        f"docs-check: {len(names)} documents, their links, section references, README's commands "
+        "and the module graph are fine"
+    )
     return 0
 
 

@@ -1,4 +1,5 @@
 import ControlProtocol
+import JSONCodec
 
 extension SoakClient {
     /// Checks one response: its id was sent on this connection and not answered before, and its

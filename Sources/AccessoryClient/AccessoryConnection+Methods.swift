@@ -1,4 +1,5 @@
 import ControlProtocol
+import JSONCodec
 
 /// The protocol's methods, typed. Each throws ``ClientError/rpc(_:)`` with the
 /// daemon's error (`unknown_device`, `timed_out`, …), ``ClientError/disconnected`` when the
@@ -8,24 +9,24 @@ import ControlProtocol
 /// Threading: any thread.
 extension AccessoryConnection {
     /// `devices.list`: every configured accessory with its state.
-    public func listDevices() async throws(ClientError) -> [DeviceSummary] {
+    package func listDevices() async throws(ClientError) -> [DeviceSummary] {
         try decode(try await call(.devicesList), DevicesListResult.init(json:)).devices
     }
 
     /// `device.status`: state, identity, settings, counters and last error of `device`.
-    public func status(device: String) async throws(ClientError) -> JSONObject {
+    package func status(device: String) async throws(ClientError) -> JSONObject {
         try object(try await call(.deviceStatus(DeviceParams(device: device))))
     }
 
     /// `daemon.status`: version, uptime, clients, counters.
-    public func daemonStatus() async throws(ClientError) -> JSONObject {
+    package func daemonStatus() async throws(ClientError) -> JSONObject {
         try object(try await call(.daemonStatus))
     }
 
     /// `transact`: sends one frame (`data`, before framing) and returns the response frames.
     /// `timeout` bounds the exchange once it starts (default: the accessory's); `wait` bounds the
     /// wait for its turn in the queue or behind another client's lock (default: no bound).
-    public func transact(
+    package func transact(
         device: String,
         data: [UInt8],
         timeout: Duration? = nil,
@@ -36,7 +37,7 @@ extension AccessoryConnection {
     }
 
     /// `transact` with a text frame (its UTF-8).
-    public func transact(
+    package func transact(
         device: String,
         text: String,
         timeout: Duration? = nil,
@@ -47,7 +48,7 @@ extension AccessoryConnection {
 
     /// `write`: sends one frame without waiting for a response; returns the bytes written
     /// (framing included).
-    public func write(
+    package func write(
         device: String,
         data: [UInt8],
         timeout: Duration? = nil,
@@ -58,7 +59,7 @@ extension AccessoryConnection {
     }
 
     /// `read`: frames that arrive within `timeout`, at most `maxFrames`.
-    public func read(device: String, timeout: Duration? = nil, maxFrames: Int? = nil) async throws(ClientError)
+    package func read(device: String, timeout: Duration? = nil, maxFrames: Int? = nil) async throws(ClientError)
         -> ReadResult
     {
         let params = ReadParams(device: device, timeoutMs: timeout?.ms, maxFrames: maxFrames.map(Int64.init))
@@ -67,12 +68,12 @@ extension AccessoryConnection {
 
     /// `subscribe`: starts notifications on ``events`` for `device` (nil: every accessory this
     /// user may see) and `events` kinds (nil: all).
-    public func subscribe(device: String? = nil, events: Set<EventKind>? = nil) async throws(ClientError) {
+    package func subscribe(device: String? = nil, events: Set<EventKind>? = nil) async throws(ClientError) {
         _ = try await call(.subscribe(SubscriptionParams(device: device, events: events)))
     }
 
     /// `unsubscribe`: stops them.
-    public func unsubscribe(device: String? = nil, events: Set<EventKind>? = nil) async throws(ClientError) {
+    package func unsubscribe(device: String? = nil, events: Set<EventKind>? = nil) async throws(ClientError) {
         _ = try await call(.unsubscribe(SubscriptionParams(device: device, events: events)))
     }
 
@@ -80,14 +81,14 @@ extension AccessoryConnection {
     /// lasts `lease` (default: the daemon's) unless released, and ends when this connection
     /// closes. Returns the daemon's result object.
     @discardableResult
-    public func lock(device: String, timeout: Duration? = nil, lease: Duration? = nil) async throws(ClientError)
+    package func lock(device: String, timeout: Duration? = nil, lease: Duration? = nil) async throws(ClientError)
         -> JSONValue
     {
         try await call(.lock(LockParams(device: device, timeoutMs: timeout?.ms, leaseMs: lease?.ms)))
     }
 
     /// `unlock`: releases the lease.
-    public func unlock(device: String) async throws(ClientError) {
+    package func unlock(device: String) async throws(ClientError) {
         _ = try await call(.unlock(DeviceParams(device: device)))
     }
 
@@ -95,7 +96,7 @@ extension AccessoryConnection {
     /// ``makeRequestID()``). `cancelled` is false when it had already finished or was never
     /// seen. Cancelling a call's task does this by itself.
     @discardableResult
-    public func cancel(requestID: RequestID) async throws(ClientError) -> CancelResult {
+    package func cancel(requestID: RequestID) async throws(ClientError) -> CancelResult {
         try decode(try await call(.cancel(CancelParams(id: requestID))), CancelResult.init(json:))
     }
 

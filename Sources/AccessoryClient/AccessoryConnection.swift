@@ -1,5 +1,6 @@
 import ControlProtocol
 import IOLoop
+import JSONCodec
 import SystemCalls
 
 /// A connection to accessoryd over its Unix socket, speaking the control protocol
@@ -15,26 +16,26 @@ import SystemCalls
 ///
 /// Threading: any thread; every method is safe to call concurrently. The socket is read and
 /// written on one shared background loop thread, which resumes the waiting calls.
-public final class AccessoryConnection: Sendable {
+package final class AccessoryConnection: Sendable {
     /// Where this process finds accessoryd, by the rule every client shares: `$ACCESSORYD_SOCKET`
     /// (when not empty), else the system daemon's `/run/accessoryd/accessoryd.sock` when it
     /// exists, else the socket of a daemon run by this user (`$XDG_RUNTIME_DIR/accessoryd/` or
     /// `/tmp/accessoryd-<uid>/`). See ``DaemonPaths/clientSocket(explicit:environment:uid:exists:)``.
     /// Computed at each use (the system socket may appear). Any thread.
-    public static var defaultSocketPath: String { DaemonPaths.currentClientSocket() }
+    package static var defaultSocketPath: String { DaemonPaths.currentClientSocket() }
 
     /// The socket path this connection was made to, or for a remote daemon its host URL
     /// (`ssh://…`).
-    public let socketPath: String
+    package let socketPath: String
 
     /// Where this connection was made to.
-    public let endpoint: DaemonEndpoint
+    package let endpoint: DaemonEndpoint
 
     /// Typed `device.data` and `device.state` notifications, in the order they arrived. Iterate
     /// it from one task. It finishes when the connection ends. At most the `eventBufferLimit`
     /// given to ``connect(socketPath:eventBufferLimit:)`` events wait unread; beyond that the
     /// oldest are dropped and counted in ``droppedEventCount``.
-    public let events: AsyncStream<DeviceEvent>
+    package let events: AsyncStream<DeviceEvent>
 
     let core: ConnectionCore
 
@@ -56,7 +57,7 @@ public final class AccessoryConnection: Sendable {
     /// file or nothing listens on it, ``ClientError/permissionDenied(path:)`` when this user may
     /// not connect, ``ClientError/unsafeSocket(path:reason:)`` when the check refuses the socket
     /// (nothing is sent), ``ClientError/connectionFailed(path:reason:)`` otherwise. Any thread.
-    public static func connect(
+    package static func connect(
         socketPath: String = defaultSocketPath,
         eventBufferLimit: Int = 10_000
     ) async throws(ClientError) -> AccessoryConnection {
@@ -74,7 +75,7 @@ public final class AccessoryConnection: Sendable {
     /// ``ClientError/remoteEnded(host:message:exitStatus:)``, quoting ssh's message; so do the
     /// calls in flight when the connection is lost. A malformed URL or remote command throws
     /// ``ClientError/connectionFailed(path:reason:)`` here. Any thread.
-    public static func connect(
+    package static func connect(
         host: String,
         remoteCommand: String? = nil,
         sshConfig: String? = nil,
@@ -91,7 +92,7 @@ public final class AccessoryConnection: Sendable {
 
     /// Connects to `endpoint`: a local socket (as ``connect(socketPath:eventBufferLimit:)``) or a
     /// remote host (as ``connect(host:remoteCommand:sshConfig:eventBufferLimit:)``). Any thread.
-    public static func connect(
+    package static func connect(
         to endpoint: DaemonEndpoint,
         eventBufferLimit: Int = 10_000
     ) async throws(ClientError) -> AccessoryConnection {
@@ -122,36 +123,36 @@ public final class AccessoryConnection: Sendable {
     /// Closes the connection: calls in flight fail with ``ClientError/disconnected``, ``events``
     /// finishes, and the daemon releases this client's lock and subscriptions. Idempotent. Any
     /// thread.
-    public func close() {
+    package func close() {
         core.end(with: .disconnected)
     }
 
     /// Whether the connection is still open (neither closed nor dropped by the daemon). Any thread.
-    public var isConnected: Bool { core.isOpen }
+    package var isConnected: Bool { core.isOpen }
 
     /// Why the connection ended (``ClientError/disconnected``, or for a remote daemon what ssh
     /// said), nil while it is open. Any thread.
-    public var endReason: ClientError? { core.shared.withLock { $0.ended } }
+    package var endReason: ClientError? { core.shared.withLock { $0.ended } }
 
     /// How many notifications were dropped because ``events`` was not read fast enough. Any thread.
-    public var droppedEventCount: Int { core.shared.withLock { $0.droppedEvents } }
+    package var droppedEventCount: Int { core.shared.withLock { $0.droppedEvents } }
 
     /// How many responses matched no call (answers to ``send(rawLine:)`` lines). Any thread.
-    public var unmatchedResponseCount: Int { core.shared.withLock { $0.unmatchedResponses } }
+    package var unmatchedResponseCount: Int { core.shared.withLock { $0.unmatchedResponses } }
 
     /// A fresh request id of this connection, for a call whose id the caller needs to know in
     /// advance (to ``cancel(requestID:)`` it from elsewhere). Any thread.
-    public func makeRequestID() -> RequestID { core.allocateID() }
+    package func makeRequestID() -> RequestID { core.allocateID() }
 
     /// Calls `method` and returns its result. `id` defaults to a fresh one. Any thread.
-    public func call(_ method: Method, id: RequestID? = nil) async throws(ClientError) -> JSONValue {
+    package func call(_ method: Method, id: RequestID? = nil) async throws(ClientError) -> JSONValue {
         let response = try await exchange(id: id) { Request(id: $0, method: method).line }
         return try response.outcome.valueOrClientError()
     }
 
     /// Calls a method by name with raw params (for methods this library has no type for). Any
     /// thread.
-    public func call(
+    package func call(
         method: String,
         params: JSONObject? = nil,
         id: RequestID? = nil
@@ -162,14 +163,14 @@ public final class AccessoryConnection: Sendable {
 
     /// Writes `rawLine` as is (a `\n` is added if it has none) and waits for nothing: for tests
     /// of the daemon's handling of malformed input. Any thread.
-    public func send(rawLine: [UInt8]) async throws(ClientError) {
+    package func send(rawLine: [UInt8]) async throws(ClientError) {
         try core.sendRaw(RawRequest.terminated(rawLine))
     }
 
     /// Writes `rawLine` as is and waits for the response with `id`, or, with `nil`, for the next
     /// response whose id is `null` (the daemon's answer to a line whose id it cannot read).
     /// Returns the response whether it holds a result or an error. Any thread.
-    public func send(rawLine: [UInt8], awaitingResponseTo id: RequestID?) async throws(ClientError) -> Response {
+    package func send(rawLine: [UInt8], awaitingResponseTo id: RequestID?) async throws(ClientError) -> Response {
         let line = RawRequest.terminated(rawLine)
         guard id == nil else { return try await exchange(id: id) { _ in line } }
         let result = await withCheckedContinuation { core.sendRawAwaitingNullID(line, continuation: $0) }
@@ -205,14 +206,14 @@ extension AccessoryConnection {
     /// A plain connected, non-blocking socket to the daemon, for `attach`, after which the
     /// connection is no longer JSON-RPC; checked and failing as
     /// ``connect(socketPath:eventBufferLimit:)``. Any thread.
-    public static func connectSocket(socketPath: String = defaultSocketPath) async throws(ClientError) -> OwnedFD {
+    package static func connectSocket(socketPath: String = defaultSocketPath) async throws(ClientError) -> OwnedFD {
         OwnedFD(adopting: try await Connector.connect(path: socketPath))
     }
 
     /// As ``connectSocket(socketPath:)``, to any endpoint: for a remote one, the socket is the
     /// client's end of the `ssh` child's standard streams, and ``RawChannel/tunnel`` says why it
     /// ended (``SSHTunnel/ended()``) and must be released when done with. Any thread.
-    public static func connectRaw(to endpoint: DaemonEndpoint) async throws(ClientError) -> RawChannel {
+    package static func connectRaw(to endpoint: DaemonEndpoint) async throws(ClientError) -> RawChannel {
         let (fd, tunnel) = try await Connector.connect(endpoint)
         return RawChannel(socket: OwnedFD(adopting: fd), tunnel: tunnel)
     }
@@ -223,7 +224,7 @@ extension AccessoryConnection {
 ///
 /// Threading: one owner at a time (it is moved, never shared).
 @frozen
-public struct RawChannel: ~Copyable, Sendable {
-    public var socket: OwnedFD
-    public let tunnel: SSHTunnel?
+package struct RawChannel: ~Copyable, Sendable {
+    package var socket: OwnedFD
+    package let tunnel: SSHTunnel?
 }

@@ -6,7 +6,7 @@ import ControlProtocol
 /// /run/accessoryd/accessoryd.sock)"); ``codeName`` is a stable snake_case name for scripts.
 ///
 /// Threading: a value. Any thread.
-public enum ClientError: Error, Sendable, Hashable, CustomStringConvertible {
+package enum ClientError: Error, Sendable, Hashable, CustomStringConvertible {
     /// Nothing accepts connections at `path`: there is no socket file (`ENOENT`), or a socket
     /// file that nobody listens on (`ECONNREFUSED`, a stale file after a crash).
     case daemonNotRunning(path: String, socketFileExists: Bool)
@@ -36,11 +36,11 @@ public enum ClientError: Error, Sendable, Hashable, CustomStringConvertible {
     case remoteEnded(host: String, message: String, exitStatus: Int32?)
 
     /// `accessoryctl dial-stdio`'s exit status when the remote daemon is not running.
-    public static let remoteDaemonNotRunning: Int32 = 3
+    package static let remoteDaemonNotRunning: Int32 = 3
     /// `accessoryctl dial-stdio`'s exit status when the remote socket refuses the SSH user.
-    public static let remotePermissionDenied: Int32 = 4
+    package static let remotePermissionDenied: Int32 = 4
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .daemonNotRunning(let path, socketFileExists: false):
             "accessoryd is not running (no socket at \(path))"
@@ -68,7 +68,7 @@ public enum ClientError: Error, Sendable, Hashable, CustomStringConvertible {
     /// `unknown_device`, …, or `error_<code>` for a code this client does not know), else
     /// `daemon_not_running`, `permission_denied`, `connection_failed`, `unsafe_socket`,
     /// `disconnected`, `protocol_error`.
-    public var codeName: String {
+    package var codeName: String {
         switch self {
         case .daemonNotRunning: "daemon_not_running"
         case .permissionDenied: "permission_denied"
@@ -84,7 +84,7 @@ public enum ClientError: Error, Sendable, Hashable, CustomStringConvertible {
     }
 
     /// The protocol error code, for ``rpc(_:)``.
-    public var errorCode: ErrorCode? {
+    package var errorCode: ErrorCode? {
         if case .rpc(let error) = self { return error.errorCode }
         return nil
     }

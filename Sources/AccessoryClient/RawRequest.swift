@@ -1,4 +1,5 @@
 import ControlProtocol
+import JSONCodec
 
 /// Request lines this library writes without a typed `Method`.
 ///

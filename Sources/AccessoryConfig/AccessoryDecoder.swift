@@ -21,7 +21,7 @@ struct AccessoryDecoder {
         }
         let source = decodeSource(reader)
         var accessory = AccessorySettings(name: name ?? "", source: source ?? .path(""))
-        if let serial = reader.mapping("serial", accepted: ["baud", "data_bits", "parity", "stop_bits", "flow"]) {
+        if let serial = reader.mapping("serial", accepted: ["baud", "data_bits", "parity", "stop_bits", "flow", "hangup_on_close"]) {
             if case .rfcomm? = source {
                 reader.error(
                     "serial",
@@ -174,6 +174,7 @@ struct AccessoryDecoder {
         serial.parity = reader.choice("parity", SerialLineSettings.Parity.self) ?? serial.parity
         serial.stopBits = reader.integer("stop_bits", Rules.stopBits) ?? serial.stopBits
         serial.flow = reader.choice("flow", SerialLineSettings.FlowControl.self) ?? serial.flow
+        serial.hangupOnClose = reader.bool("hangup_on_close") ?? serial.hangupOnClose
         return serial
     }
 

@@ -42,16 +42,16 @@ public struct ConfigIssue: Sendable, Equatable, CustomStringConvertible {
 /// A configuration that cannot be used: all its issues (errors first, then warnings).
 ///
 /// Threading: a value. Any thread.
-public struct ConfigError: Error, Sendable, Equatable, CustomStringConvertible {
-    public var issues: [ConfigIssue]
+package struct ConfigError: Error, Sendable, Equatable, CustomStringConvertible {
+    package var issues: [ConfigIssue]
 
-    public init(issues: [ConfigIssue]) { self.issues = issues }
+    package init(issues: [ConfigIssue]) { self.issues = issues }
 
     /// The error-severity issues.
-    public var errors: [ConfigIssue] { issues.filter { $0.severity == .error } }
+    package var errors: [ConfigIssue] { issues.filter { $0.severity == .error } }
 
     /// One issue per line.
-    public var description: String { issues.map(\.description).joined(separator: "\n") }
+    package var description: String { issues.map(\.description).joined(separator: "\n") }
 }
 
 /// Where each key path of a decoded configuration came from.

@@ -45,6 +45,7 @@
 ///       parity: none            # none|even|odd|mark|space
 ///       stop_bits: 1            # 1|2
 ///       flow: none              # none|rtscts|xonxoff
+///       hangup_on_close: true   # false: closing the port keeps DTR up (boards that reset on it)
 ///     framing:                  # default: line, "\n"
 ///       type: line              # required: line|slip|cobs|length_prefixed|idle_gap
 ///       delimiter: "\r\n"       # line: splits received bytes; 1 ... 16 bytes; default "\n"

@@ -3,13 +3,13 @@ import YAMLTree
 /// Decodes configuration text (the daemon reads the file; this module does no I/O).
 ///
 /// Threading: stateless. Any thread.
-public enum ConfigurationLoader {
+package enum ConfigurationLoader {
     /// The most issues reported for one file; a last issue says how many more there were.
-    public static let maxIssues = 100
+    package static let maxIssues = 100
 
     /// Every issue in `yaml` (errors and warnings, in file order) and the configuration if it
     /// has no errors. `file` is the name messages use.
-    public static func check(yaml: String, file: String) -> (configuration: Configuration?, issues: [ConfigIssue]) {
+    package static func check(yaml: String, file: String) -> (configuration: Configuration?, issues: [ConfigIssue]) {
         let context = DecodeContext(file: file)
         let root: Node?
         do throws(YAMLError) {
@@ -34,7 +34,7 @@ public enum ConfigurationLoader {
     }
 
     /// Like ``check(yaml:file:)`` for raw file bytes, which must be UTF-8.
-    public static func check(bytes: some Collection<UInt8>, file: String) -> (
+    package static func check(bytes: some Collection<UInt8>, file: String) -> (
         configuration: Configuration?, issues: [ConfigIssue]
     ) {
         guard let text = String(validating: bytes, as: UTF8.self) else {
@@ -56,7 +56,7 @@ public enum ConfigurationLoader {
 
     /// The configuration in `yaml`, or every issue if it has errors. Warnings are not
     /// returned; call ``validate(_:)`` to see them.
-    public static func load(yaml: String, file: String) throws(ConfigError) -> Configuration {
+    package static func load(yaml: String, file: String) throws(ConfigError) -> Configuration {
         let (configuration, issues) = check(yaml: yaml, file: file)
         guard let configuration else { throw ConfigError(issues: issues) }
         return configuration

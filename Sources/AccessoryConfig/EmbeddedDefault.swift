@@ -8,13 +8,13 @@
 /// - `slip`: echoes SLIP frames.
 ///
 /// Threading: constants and pure functions. Any thread.
-public enum EmbeddedDefault {
+package enum EmbeddedDefault {
     /// The name issues use for the embedded text.
-    public static let fileName = "<embedded default>"
+    package static let fileName = "<embedded default>"
 
     /// The YAML text. It has no `socket.path`: ``configuration(runtimeDirectory:)`` puts the
     /// socket in the runtime directory it is given.
-    public static let yaml = #"""
+    package static let yaml = #"""
         # accessoryd's embedded default configuration: simulated accessories for the demo.
         limits:
           default_timeout_ms: 2000
@@ -42,7 +42,7 @@ public enum EmbeddedDefault {
 
     /// The embedded configuration with its socket at `<runtimeDirectory>/accessoryd.sock`.
     /// Throws only if the resulting path is unusable (e.g. longer than a socket path may be).
-    public static func configuration(runtimeDirectory: String) throws(ConfigError) -> Configuration {
+    package static func configuration(runtimeDirectory: String) throws(ConfigError) -> Configuration {
         var configuration = try ConfigurationLoader.load(yaml: yaml, file: fileName)
         var directory = runtimeDirectory
         while directory.count > 1 && directory.hasSuffix("/") { directory.removeLast() }

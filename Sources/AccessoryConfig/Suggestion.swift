@@ -1,7 +1,7 @@
-import ControlProtocol
+import JSONCodec
 
 /// "Did you mean …?" for unknown configuration keys and values (the matching itself is
-/// ControlProtocol's ``Suggestion``, shared with the protocol's unknown-name errors).
+/// JSONCodec's ``Suggestion``, shared with the protocol's unknown-name errors).
 ///
 /// Threading: stateless. Any thread.
 enum ConfigSuggestion {

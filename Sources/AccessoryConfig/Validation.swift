@@ -6,7 +6,7 @@
 /// ``ConfigurationLoader/check(yaml:file:)``).
 ///
 /// Threading: pure. Any thread.
-public func validate(_ configuration: Configuration) -> [ConfigIssue] {
+package func validate(_ configuration: Configuration) -> [ConfigIssue] {
     var validator = Validator(map: configuration.sourceMap)
     validator.check(configuration)
     return validator.issues + validateViews(configuration) + validateNetwork(configuration)

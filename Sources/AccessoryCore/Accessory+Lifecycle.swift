@@ -10,14 +10,14 @@ extension Accessory {
         guard !isShutDown else { return }
         reopen.cancel()
         guard settings.enabled else {
-            setState(.disabled, "disabled in the configuration")
+            move(to: .closed(.disabled, reason: "disabled in the configuration", removal: nil))
             return
         }
-        guard state != .ready, state != .opening else { return }
+        guard linkState.kind == .closed else { return }
         if isMatchedByUdev && devicePath == nil, case .match(let m) = settings.source {
             // Found only by the udev monitor, which sets `devicePath` when a matching device is
             // present (``deviceAppeared(at:)``); until then there is nothing to open or poll.
-            setState(.absent, "waiting for a udev device matching \(describe(m))")
+            close(.absent, "waiting for a udev device matching \(describe(m))")
             return
         }
         counters.openAttempts += 1
@@ -36,27 +36,35 @@ extension Accessory {
     }
 
     private func openSerial(_ path: String) {
-        setState(.opening, path)
+        move(to: .opening(reason: path, removal: linkState.removal, connector: nil))
         do {
-            let port = try SerialPort.open(
+            let opening = try opener.openSerial(
                 path: path,
                 settings: TransportMapping.serialSettings(settings.serial),
-                on: loop,
-                exclusive: true,
-                maxOutboundBytes: max(limits.clientOutboundBytes, settings.framing.maxFrameBytes * 4)
+                maxOutboundBytes: max(limits.clientOutboundBytes, settings.framing.maxFrameBytes * 4),
+                for: name
             )
-            self.port = port
-            standInForModemLines(of: port, link: path)
-            attach(port.channel, description: path)
+            if opening.adopted {
+                log(.info, "\(name): kept open across the restart: \(path) was not closed")
+            } else if let refused = opening.keptRefused {
+                log(.notice, "\(name): closed the descriptor kept across the restart (\(refused)); opened \(path) afresh")
+            }
+            if let port = opening.port { standInForModemLines(of: port, link: path) }
+            attach(opening.channel, port: opening.port, description: path)
         } catch {
             counters.lastError = error.description
             if case .notFound = error {
-                setState(.absent, error.description)
+                close(.absent, error.description)
             } else {
-                setState(.failed, error.description)
+                close(.failed, error.description)
             }
             scheduleReopen()
         }
+    }
+
+    /// Moves to closed, keeping what an unplug left for the next open (``Removal``).
+    private func close(_ state: DeviceState, _ reason: String) {
+        move(to: .closed(state, reason: reason, removal: linkState.removal))
     }
 
     private func openRFCOMM(_ target: RFCOMMTarget) {
@@ -64,31 +72,31 @@ extension Accessory {
         do {
             endpoint = try RFCOMMEndpoint(address: BluetoothAddress(parsing: target.address), channel: target.channel)
         } catch {
-            setState(.failed, error.description)
+            close(.failed, error.description)
             return
         }
-        setState(.opening, "connecting to \(endpoint)")
-        rfcommConnector = RFCOMMConnector.connect(
-            to: endpoint,
-            on: loop,
-            driver: rfcommDriver,
-            maxOutboundBytes: limits.clientOutboundBytes
-        ) { [link] result in
+        let removal = linkState.removal
+        move(to: .opening(reason: "connecting to \(endpoint)", removal: removal, connector: nil))
+        let connector = opener.connectRFCOMM(to: endpoint, maxOutboundBytes: limits.clientOutboundBytes) {
+            [link] result in
             link.accessory?.rfcommConnected(result, endpoint: endpoint)
+        }
+        // Unless it already finished (a connect refused at once has moved the link on).
+        if case .opening(let reason, let removal, nil) = linkState {
+            replaceLink(with: .opening(reason: reason, removal: removal, connector: connector))
         }
     }
 
-    private func rfcommConnected(_ result: Result<StreamChannel, TransportError>, endpoint: RFCOMMEndpoint) {
-        rfcommConnector = nil
+    private func rfcommConnected(_ result: Result<any DeviceChannel, TransportError>, endpoint: RFCOMMEndpoint) {
+        guard linkState.kind == .opening else { return }
         switch result {
         case .success(let channel):
-            rfcommChannel = channel
-            attach(channel, description: "\(endpoint)")
+            attach(channel, port: nil, description: "\(endpoint)")
         case .failure(let error):
             counters.lastError = error.description
             switch error {
-            case .accessoryAbsent: setState(.absent, error.description)
-            default: setState(.failed, error.description)
+            case .accessoryAbsent: close(.absent, error.description)
+            default: close(.failed, error.description)
             }
             scheduleReopen()
         }
@@ -109,9 +117,9 @@ extension Accessory {
     }
 
     /// Wires a freshly opened stream to the framer and the state machine.
-    private func attach(_ channel: StreamChannel, description: String) {
+    private func attach(_ channel: any DeviceChannel, port: SerialPort?, description: String) {
         let reader = FrameReader(framer: TransportMapping.framer(settings.framing), scheduler: loop)
-        self.reader = reader
+        let device = OpenDevice(channel: channel, reader: reader, port: port, description: description)
         // One method call a read: each use of an unowned capture costs a checked retain.
         channel.onBytes = { [unowned self, unowned reader] bytes in received(bytes, reader: reader) }
         reader.onFrame = { [unowned self] frame in didReceive(frame: frame) }
@@ -128,62 +136,64 @@ extension Accessory {
         channel.onGone = { [unowned self] reason in deviceGone(reason.description) }
         counters.opens += 1
         reopen.reset()
-        if removedSinceOpen {
+        if let removal = linkState.removal {
             // A device that was unplugged and plugged back has been reset: it owes no answer, but
             // may say something as it comes up, so the line settles first. Where a removal is not
             // a reset (`after_reopen: late_answer`), the answer of a transaction the removal
             // interrupted may still come: it is discarded until that request's old deadline.
-            removedSinceOpen = false
             let now = loop.now
-            let due = settings.resync.afterReopen == .lateAnswer ? lateAnswerDue.flatMap { $0 > now ? $0 : nil } : nil
-            lateAnswerDue = nil
+            let due =
+                settings.resync.afterReopen == .lateAnswer ? removal.lateAnswerDue.flatMap { $0 > now ? $0 : nil } : nil
             let what = due == nil ? "settling" : "discarding the answer of a request interrupted by the removal"
-            setState(.opening, "\(description): \(what)")
+            move(to: .settling(device, reason: "\(description): \(what)"))
             settleAfterReopen(lateAnswerUntil: due) { [link] in
-                guard let accessory = link.accessory, accessory.channel != nil, accessory.state == .opening else {
+                guard let accessory = link.accessory, case .settling(let device, _) = accessory.linkState else {
                     return
                 }
-                accessory.becomeReady(description)
+                accessory.becomeReady(device)
             }
             return
         }
-        becomeReady(description)
+        becomeReady(device)
     }
 
-    private func becomeReady(_ description: String) {
-        lateAnswerDue = nil
-        setState(.ready, description)
+    private func becomeReady(_ device: OpenDevice) {
+        move(to: .ready(device, reason: device.description))
         admitReadyWaiters()
     }
 
     /// The device went away (EOF, EIO, hang-up): fail what is queued, tell subscribers, reopen.
     func deviceGone(_ reason: String) {
         loop.assertInLoop()
-        guard state == .ready || (state == .opening && channel != nil) else { return }
+        deviceGone(reason, lateAnswerDue: nil)
+    }
+
+    private func deviceGone(_ reason: String, lateAnswerDue: LoopInstant?) {
+        guard let device = linkState.device else { return }
         counters.removals += 1
         counters.lastError = reason
-        removedSinceOpen = true
-        detachTransport()
+        // Closed first, with the removal remembered: what the queue's failures and the state's
+        // listeners do next sees an accessory that is no longer open.
+        close(device)
+        opener.closedForGood(name)
+        let changed = replaceLink(
+            with: .closed(.absent, reason: "removed: \(reason)", removal: Removal(lateAnswerDue: lateAnswerDue))
+        )
         cancelResync()
         queue.drain(error: AccessoryError.removed(device: name, reason: reason))
-        setState(.absent, "removed: \(reason)")
+        if changed { announceState() }
         scheduleReopen(afterMs: settings.reconnect.initialMs)
     }
 
-    private func detachTransport() {
-        if let c = channel {
-            c.onBytes = nil
-            c.onGone = nil
-            c.onDrained = nil
-        }
-        port?.close()
-        port = nil
-        rfcommChannel?.close()
-        rfcommChannel = nil
-        rfcommConnector?.cancel()
-        rfcommConnector = nil
-        reader?.reset()
-        reader = nil
+    /// Stops listening to an open device and closes it (a tty through its port, which lifts the
+    /// exclusive open).
+    private func close(_ device: OpenDevice) {
+        let c = device.channel
+        c.onBytes = nil
+        c.onGone = nil
+        c.onDrained = nil
+        if let port = device.port { port.close() } else { c.close() }
+        device.reader.reset()
     }
 
     /// Hot-plug says the device is there (udev `add`, or its link appeared in a watched folder):
@@ -192,7 +202,7 @@ extension Accessory {
     func deviceAppeared(at path: String? = nil) {
         loop.preconditionInLoop()
         if let path, isMatchedByUdev { devicePath = path }
-        guard !isShutDown, state != .ready, state != .opening else { return }
+        guard linkState.kind == .closed else { return }
         reopen.reset()
         open()
     }
@@ -202,9 +212,7 @@ extension Accessory {
     /// keep their back-off attempts as a safety net. Device loop.
     func deviceDisappeared(_ reason: String) {
         loop.preconditionInLoop()
-        if state == .ready {
-            closeWhileItMayStillAnswer(reason)
-        }
+        closeWhileItMayStillAnswer(reason)
         if isMatchedByUdev {
             devicePath = nil
             reopen.cancel()
@@ -217,12 +225,13 @@ extension Accessory {
     /// Device loop.
     func reportConflict(_ reason: String) {
         loop.preconditionInLoop()
-        guard stateReason != reason else { return }
-        if state == .ready { closeWhileItMayStillAnswer(reason) }
+        guard stateReason != reason, !isShutDown else { return }
+        closeWhileItMayStillAnswer(reason)
         devicePath = nil
         reopen.cancel()
         counters.lastError = reason
-        setState(.failed, reason)
+        if case .opening(_, _, let connector) = linkState { connector?.cancel() }
+        close(.failed, reason)
     }
 
     /// Closes a device that hot-plug (not the device itself) says is gone: the port was still
@@ -230,8 +239,7 @@ extension Accessory {
     /// before that answer was due, the reopen discards it first. (A hang-up or EOF needs no such
     /// care: that device is gone, and with it whatever it was about to say.)
     private func closeWhileItMayStillAnswer(_ reason: String) {
-        lateAnswerDue = claimant?.responseDue
-        deviceGone(reason)
+        deviceGone(reason, lateAnswerDue: claimant?.responseDue)
     }
 
     /// Found by vendor/product/serial (not a path or a by-id link): only udev can find it.
@@ -250,18 +258,24 @@ extension Accessory {
     }
 
     /// Closes the accessory for good (daemon shutdown, or replaced or removed by a reload):
-    /// every request still queued fails with `error`. Device loop.
-    func shutDown(error: AccessoryError, reason: String = "shut down") {
+    /// every request still queued fails with `error`. At a daemon shutdown its device stays in
+    /// the descriptor store (`keepingDescriptor`), so that a restart finds it open; a reload that
+    /// drops or replaces it drops it there too. Device loop.
+    func shutDown(error: AccessoryError, reason: String = "shut down", keepingDescriptor: Bool = false) {
         loop.assertInLoop()
-        isShutDown = true
+        guard !isShutDown else { return }
+        let before = linkState
+        let changed = replaceLink(with: .shutDown(reason: reason))
         reopen.cancel()
         linePoll.stop()
         failLockWaiters(error)
         queue.drain(error: error)
         for w in admission.readyWaiters { w.finish() }
-        detachTransport()
+        if case .opening(_, _, let connector) = before { connector?.cancel() }
+        if let device = before.device { close(device) }
+        if !keepingDescriptor { opener.closedForGood(name) }
         cancelResync()
         stopTraceFile()
-        setState(.disabled, reason)
+        if changed { announceState() }
     }
 }

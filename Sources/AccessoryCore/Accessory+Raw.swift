@@ -1,5 +1,6 @@
 import ControlProtocol
 import IOLoop
+import JSONCodec
 import SystemCalls
 
 /// An `attach`ed client: its `attach` operation stays executing for the whole session, so the

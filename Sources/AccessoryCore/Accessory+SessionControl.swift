@@ -28,7 +28,7 @@ final class SessionControls: Sendable {
     /// The session's `control` requests, one at a time.
     let queue: DeviceQueue
 
-    init(loop: IOLoop, name: String) {
+    init(loop: any LoopScheduler, name: String) {
         // The standard library's system generator is getrandom(2) on Linux: unpredictable, not
         // merely unique.
         var generator = SystemRandomNumberGenerator()

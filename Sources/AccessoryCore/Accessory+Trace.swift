@@ -8,7 +8,7 @@ extension Accessory {
     /// Writes bytes of `operation` (a request's frame, or a raw session's bytes) to the device:
     /// the one place bytes go to it, so the one place they are traced. Device loop.
     @inline(__always)
-    func send(_ bytes: [UInt8], on channel: StreamChannel, for operation: RequestOperation) throws(TransportError) {
+    func send(_ bytes: [UInt8], on channel: any DeviceChannel, for operation: RequestOperation) throws(TransportError) {
         try channel.write(bytes)
         if let tap { tap.record(.tx, bytes, client: operation.origin.clientID, request: operation.requestID) }
     }

@@ -19,13 +19,13 @@ public final class Accessory: @unchecked Sendable {  // @unchecked: all mutable 
     public let name: String
     public let settings: AccessorySettings
     public let access: AccessControl
-    let loop: IOLoop
+    let loop: any LoopScheduler
+    /// Opens the device (``SystemDeviceOpener`` in the daemon, a fake in virtual-time tests).
+    let opener: any DeviceOpener
     let queue: DeviceQueue
     /// What timers and other deferred work hold instead of `[weak self]` (see ``AccessoryLink``).
     let link: AccessoryLink
     let limits: Limits
-    /// Makes and connects the socket of an `rfcomm` accessory (see ``AccessoryRegistry``).
-    let rfcommDriver: RFCOMMSocketDriver
     let untilPattern: Regex<AnyRegexOutput>?
     let unsolicitedPatterns: [Regex<AnyRegexOutput>]
 
@@ -36,17 +36,25 @@ public final class Accessory: @unchecked Sendable {  // @unchecked: all mutable 
     /// The path the accessory was configured with (a reload compares it).
     let configuredPath: String?
 
-    public private(set) var state: DeviceState = .absent
-    public private(set) var stateReason = "not opened yet"
+    /// Whether the device is open, with what, and what clients are told (``AccessoryLinkState``).
+    /// Changed only through ``replaceLink(with:)``, which checks the move.
+    private(set) var linkState: AccessoryLinkState = .closed(.absent, reason: "not opened yet", removal: nil)
+    /// What clients are told (before a resync is taken into account: ``reportedState``).
+    public var state: DeviceState { linkState.deviceState }
+    public var stateReason: String { linkState.reason }
+    /// The open device's framer, while open.
+    var reader: FrameReader? { linkState.device?.reader }
+    /// The tty, while open (nil for an RFCOMM link).
+    var port: SerialPort? { linkState.device?.port }
+    var isShutDown: Bool { linkState.kind == .shutDown }
+    /// Counted by the accessory alone: its requests report what they sent and how they ended
+    /// (``Accessory+RequestPath``).
     var counters = AccessoryCounters()
 
-    var port: SerialPort?
-    var rfcommChannel: StreamChannel?
-    var rfcommConnector: RFCOMMConnector?
-    var reader: FrameReader?
     let reopen: ReopenSchedule
-    /// The executing request that receives frames, if any.
-    var claimant: RequestOperation?
+    /// The executing request that receives frames, if any. Set and cleared here alone, as its
+    /// requests start waiting and end (``claim(for:until:)``, ``requestEnded(_:)``).
+    private(set) var claimant: RequestOperation?
     /// Fires at or before the claimant's deadline (``watchResponseDeadline(_:)``).
     let responseDeadline: ResponseDeadline
     /// The `attach`ed client, if any (``RawSession``).
@@ -57,18 +65,12 @@ public final class Accessory: @unchecked Sendable {  // @unchecked: all mutable 
     var resyncCause = ""
     /// Whether clients were told that the running resync started (they are told when it ends).
     var resyncAnnounced = false
-    /// Set when the device goes away: the next open settles first (``settleAfterReopen``).
-    var removedSinceOpen = false
-    /// When hot-plug closed the device during a `transact`: the instant its answer was due. With
-    /// `resync.after_reopen: late_answer`, a reopen before then discards that answer first.
-    var lateAnswerDue: LoopInstant?
     /// The lock: who holds it, until when, who waits for it.
     let lease: Lease
     /// What becomes of arriving requests; those parked behind another client's lock.
     let admission: Admission<RequestOperation>
     /// Reads the modem lines while someone subscribes to `device.lines` (``pollLines(_:changed:)``).
     let linePoll: LinePoll
-    var isShutDown = false
 
     /// Told about every state change. Device loop.
     var onStateChange: ((Accessory) -> Void)?
@@ -102,12 +104,12 @@ public final class Accessory: @unchecked Sendable {  // @unchecked: all mutable 
     init(
         settings: AccessorySettings,
         devicePath: String?,
-        loop: IOLoop,
-        limits: Limits,
-        rfcommDriver: RFCOMMSocketDriver = .bluetooth
+        loop: any LoopScheduler,
+        opener: any DeviceOpener,
+        limits: Limits
     ) {
         self.name = settings.name
-        self.rfcommDriver = rfcommDriver
+        self.opener = opener
         self.settings = settings
         self.access = AccessControl(settings.access)
         self.loop = loop
@@ -160,7 +162,7 @@ public final class Accessory: @unchecked Sendable {  // @unchecked: all mutable 
         queue.operationCount == 0 && claimant == nil && !resync.isActive && lease.holder == nil
     }
 
-    var channel: StreamChannel? { port?.channel ?? rfcommChannel }
+    var channel: (any DeviceChannel)? { linkState.device?.channel }
 
     /// "serial" or "rfcomm", for `devices.list`.
     public var transportName: String {
@@ -171,10 +173,31 @@ public final class Accessory: @unchecked Sendable {  // @unchecked: all mutable 
     /// Requests queued or executing. Device loop.
     public var queueDepth: Int { queue.operationCount }
 
-    func setState(_ new: DeviceState, _ reason: String) {
-        guard new != state || reason != stateReason else { return }
-        state = new
-        stateReason = reason
+    /// Moves the link and says so (``announceState()``) if what clients see changed.
+    func move(to next: AccessoryLinkState) {
+        if replaceLink(with: next) { announceState() }
+    }
+
+    /// Moves the link without saying so yet; returns whether what clients see changed (the
+    /// caller then calls ``announceState()``, once the work that belongs to the move is done:
+    /// a removal fails the queue first, so that clients hear of their requests before the state).
+    /// A move the transition table does not allow is a programmer error: it traps in debug builds
+    /// and is refused in release.
+    @discardableResult
+    func replaceLink(with next: AccessoryLinkState) -> Bool {
+        guard linkState.canMove(to: next.kind) else {
+            assertionFailure("\(name): illegal link move: \(linkState.kind) → \(next.kind)")
+            return false
+        }
+        let (oldState, oldReason) = (state, stateReason)
+        linkState = next
+        return state != oldState || stateReason != oldReason
+    }
+
+    /// Says what the state is now: the log, the state's listeners, and a raw client, which is
+    /// disconnected when the accessory is no longer ready.
+    func announceState() {
+        let (new, reason) = (state, stateReason)
         // A raw client cannot be told in-band: it is disconnected, with the reason in the log.
         if new != .ready { endRawSession(disconnecting: "\(name) is \(new.rawValue): \(reason)") }
         log(new == .ready ? .info : .notice, "\(name): \(new.rawValue)\(reason.isEmpty ? "" : " (\(reason))")")
@@ -271,6 +294,20 @@ public final class Accessory: @unchecked Sendable {  // @unchecked: all mutable 
 }
 
 extension Accessory {
+    /// `request` has sent its frame (or, a `read`, starts listening): the frames that come go to
+    /// it until `due`, when it gives up. Device loop.
+    func claim(for request: RequestOperation, until due: LoopInstant) {
+        claimant = request
+        watchResponseDeadline(due)
+    }
+
+    /// `request` ended (answered, failed, cancelled): it takes no more frames, and a wait in the
+    /// queue on its behalf has nothing left to wait for. Device loop.
+    func requestEnded(_ request: RequestOperation) {
+        if claimant === request { claimant = nil }
+        requestFinished(request)
+    }
+
     /// The queue finished an operation (through ``AccessoryLink``, its delegate). Device loop.
     func queueDidFinish(_ operation: LoopOperation) {
         loop.assertInLoop()

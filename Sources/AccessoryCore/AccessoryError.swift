@@ -1,4 +1,5 @@
 import ControlProtocol
+import JSONCodec
 import Operations
 
 /// Why a request on an accessory failed, in the daemon's words; mapped to the protocol's error

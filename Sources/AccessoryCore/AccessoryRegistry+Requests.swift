@@ -1,6 +1,7 @@
 import AccessoryConfig
 import ControlProtocol
 import IOLoop
+import JSONCodec
 import Operations
 
 extension AccessoryRegistry {

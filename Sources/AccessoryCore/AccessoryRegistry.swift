@@ -68,6 +68,8 @@ public final class AccessoryRegistry: @unchecked Sendable {  // @unchecked: muta
     /// stand-in (a socketpair or Unix-socket driver), so that the RFCOMM lifecycle runs through
     /// the registry on hosts without a Bluetooth stack.
     let rfcommDriver: RFCOMMSocketDriver
+    /// Opens the accessories' devices and keeps them in the descriptor store. Device loop.
+    let opener: SystemDeviceOpener
     let log: (LogLevel, String) -> Void
     /// The accessories' pty views (``ViewSet``), made by ``start()``.
     lazy var views = ViewSet(registry: self)
@@ -78,17 +80,20 @@ public final class AccessoryRegistry: @unchecked Sendable {  // @unchecked: muta
     /// `devicePaths` gives the path to open for accessories whose source is not a plain path (the
     /// simulator's link, a by-id link). `rfcommDriver` makes and connects the sockets of
     /// `rfcomm` accessories (the daemon keeps the default, ``RFCOMMSocketDriver/bluetooth``).
-    /// Any thread.
+    /// `descriptorStore` keeps open devices across a restart (systemd's store; nil without
+    /// systemd). Any thread.
     public init(
         loop: IOLoop,
         configuration: Configuration,
         devicePaths: [String: String],
         rfcommDriver: RFCOMMSocketDriver = .bluetooth,
+        descriptorStore: (any DeviceDescriptorStore)? = nil,
         log: @escaping (LogLevel, String) -> Void
     ) {
         self.loop = loop
         self.limits = configuration.limits
         self.rfcommDriver = rfcommDriver
+        self.opener = SystemDeviceOpener(loop: loop, rfcommDriver: rfcommDriver, store: descriptorStore)
         self.log = log
         for settings in configuration.accessories {
             let a = makeAccessory(settings, devicePaths: devicePaths, limits: configuration.limits)
@@ -111,8 +116,8 @@ public final class AccessoryRegistry: @unchecked Sendable {  // @unchecked: muta
             settings: settings,
             devicePath: Self.devicePath(for: settings, devicePaths: devicePaths),
             loop: loop,
-            limits: limits,
-            rfcommDriver: rfcommDriver
+            opener: opener,
+            limits: limits
         )
     }
 
@@ -175,7 +180,10 @@ public final class AccessoryRegistry: @unchecked Sendable {  // @unchecked: muta
     public func shutdown() {
         loop.preconditionInLoop()
         for a in accessories {
-            a.shutDown(error: .unavailable(device: a.name, state: .disabled, reason: "the daemon is stopping"))
+            a.shutDown(
+                error: .unavailable(device: a.name, state: .disabled, reason: "the daemon is stopping"),
+                keepingDescriptor: true
+            )
         }
         views.closeAll()
         listeners.closeAll()

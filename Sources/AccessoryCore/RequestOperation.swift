@@ -1,5 +1,6 @@
 import ControlProtocol
 import IOLoop
+import JSONCodec
 import Operations
 import Transports
 
@@ -79,7 +80,7 @@ final class RequestOperation: LoopOperation, @unchecked Sendable {  // @unchecke
 
     override func execute() {
         let accessory = self.accessory
-        guard accessory.state == .ready, let channel = accessory.channel, let reader = accessory.reader else {
+        guard let device = accessory.deviceForRequests else {
             finish(
                 error: AccessoryError.unavailable(
                     device: accessory.name,
@@ -93,20 +94,14 @@ final class RequestOperation: LoopOperation, @unchecked Sendable {  // @unchecke
         self.startedAt = startedAt
         switch kind {
         case .transact(let payload), .write(let payload):
-            do {
-                let encoded = try reader.encode(payload)
-                try accessory.send(encoded, on: channel, for: self)
-                accessory.counters.bytesOut += UInt64(encoded.count)
-                accessory.counters.framesOut += 1
+            do throws(AccessoryError) {
+                try accessory.sendFrame(payload, to: device, for: self)
                 written = payload.count
-            } catch let error as FramingError {
-                finish(error: AccessoryError.io(device: accessory.name, reason: error.description))
-                return
             } catch {
-                finish(error: AccessoryError.io(device: accessory.name, reason: "\(error)"))
+                finish(error: error)
                 return
             }
-            if case .write = kind, channel.queuedOutboundBytes == 0 {
+            if case .write = kind, device.channel.queuedOutboundBytes == 0 {
                 finish()
                 return
             }
@@ -131,8 +126,7 @@ final class RequestOperation: LoopOperation, @unchecked Sendable {  // @unchecke
             origin.beginRaw(input: accessory.rawInput(for: session))
             return
         }
-        accessory.claimant = self
-        accessory.watchResponseDeadline(LoopInstant(nanoseconds: startedAt.nanoseconds &+ responseTimeoutNanoseconds))
+        accessory.claim(for: self, until: LoopInstant(nanoseconds: startedAt.nanoseconds &+ responseTimeoutNanoseconds))
     }
 
     /// Offers an inbound frame; returns true if this request took it. Device loop.
@@ -231,9 +225,7 @@ final class RequestOperation: LoopOperation, @unchecked Sendable {  // @unchecke
     }
 
     override func willFinish(error: (any Error)?) {
-        let accessory = self.accessory
-        if accessory.claimant === self { accessory.claimant = nil }
-        accessory.requestFinished(self)
+        accessory.requestEnded(self)
         reply(error: error)
     }
 
@@ -258,20 +250,18 @@ final class RequestOperation: LoopOperation, @unchecked Sendable {  // @unchecke
             onComplete = nil
         }
         if answeredAtStart { return }
-        // The counters are changed in place: a copy would duplicate their latency ring.
         if let error {
             let rpc = AccessoryError.rpcError(for: error)
             answeredCancelled = rpc.errorCode == .cancelled
             switch rpc.errorCode {
-            case .timedOut?: accessory.counters.requestsTimedOut += 1
-            case .cancelled?: accessory.counters.requestsCancelled += 1
-            default: accessory.counters.requestsFailed += 1
+            case .timedOut?: accessory.record(.timedOut)
+            case .cancelled?: accessory.record(.cancelled)
+            default: accessory.record(.failed)
             }
             origin.respond(id: requestID, result: .failure(rpc))
             return
         }
-        accessory.counters.requestsOK += 1
-        if let elapsedNanoseconds { accessory.counters.recordLatency(nanoseconds: elapsedNanoseconds) }
+        accessory.record(.succeeded(elapsedNanoseconds: elapsedNanoseconds))
         let ms = Int64(((elapsedNanoseconds ?? 0) + 500_000) / 1_000_000)  // rounded
         switch kind {
         case .transact:

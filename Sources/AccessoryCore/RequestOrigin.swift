@@ -1,5 +1,6 @@
 import ControlProtocol
 import Glibc
+import JSONCodec
 
 /// Who sent a request and how to answer them: the daemon adapts a control-server connection to
 /// this, tests use a recorder. AccessoryCore never sees sockets.

@@ -10,7 +10,8 @@ enum TransportMapping {
             dataBits: SerialSettings.DataBits(rawValue: s.dataBits) ?? .eight,
             parity: SerialSettings.Parity(rawValue: s.parity.rawValue) ?? .none,
             stopBits: SerialSettings.StopBits(rawValue: s.stopBits) ?? .one,
-            flowControl: flow(s.flow)
+            flowControl: flow(s.flow),
+            hangUpOnClose: s.hangupOnClose
         )
     }
 

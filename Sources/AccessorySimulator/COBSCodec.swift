@@ -2,9 +2,9 @@
 /// the daemon's framers). Each encoded frame is followed by one 0x00 delimiter.
 ///
 /// Any thread (values).
-public enum COBSCodec {
+package enum COBSCodec {
     /// The COBS encoding of `payload` followed by the 0x00 delimiter.
-    public static func encode(_ payload: some Sequence<UInt8>) -> [UInt8] {
+    package static func encode(_ payload: some Sequence<UInt8>) -> [UInt8] {
         var out: [UInt8] = [0]
         var codeIndex = 0
         var code: UInt8 = 1
@@ -31,7 +31,7 @@ public enum COBSCodec {
     }
 
     /// Decodes one encoded block (without its delimiter); nil if it is not valid COBS.
-    public static func decode(_ block: some Collection<UInt8>) -> [UInt8]? {
+    package static func decode(_ block: some Collection<UInt8>) -> [UInt8]? {
         let bytes = Array(block)
         var out: [UInt8] = []
         out.reserveCapacity(bytes.count)
@@ -51,16 +51,16 @@ public enum COBSCodec {
     /// A stream decoder: feed bytes, get the completed frames. An invalid block or one longer than
     /// allowed is dropped and counted in `errors`; empty blocks (two delimiters in a row) are
     /// ignored. Owned by one user at a time.
-    public struct Decoder {
-        public let maxLength: Int
-        public private(set) var errors = 0
+    package struct Decoder {
+        package let maxLength: Int
+        package private(set) var errors = 0
         private var block: [UInt8] = []
         private var overlong = false
 
         /// `maxLength` bounds the decoded payload.
-        public init(maxLength: Int = 65_536) { self.maxLength = maxLength }
+        package init(maxLength: Int = 65_536) { self.maxLength = maxLength }
 
-        public mutating func feed(_ bytes: some Sequence<UInt8>) -> [[UInt8]] {
+        package mutating func feed(_ bytes: some Sequence<UInt8>) -> [[UInt8]] {
             var frames: [[UInt8]] = []
             for b in bytes {
                 if b != 0 {

@@ -13,25 +13,25 @@
 ///    of the response delay). Replies always leave in order, so later replies wait behind it.
 ///
 /// Any thread (a value).
-public struct FaultSwitches: Sendable, Equatable {
+package struct FaultSwitches: Sendable, Equatable {
     /// Extra delay of late replies (make it longer than the client's timeout).
-    public var lateBy: Duration?
+    package var lateBy: Duration?
     /// Which replies are late: every `lateEvery`-th (1 = all of them).
-    public var lateEvery: Int
+    package var lateEvery: Int
     /// Every n-th reply is garbage.
-    public var garbageEvery: Int?
+    package var garbageEvery: Int?
     /// Each reply is garbage with this probability (0...1).
-    public var garbageProbability: Double
+    package var garbageProbability: Double
     /// Every n-th reply is dropped.
-    public var dropEvery: Int?
+    package var dropEvery: Int?
     /// After n replies, the next reply is replaced by a hang-up: the pty master is closed, so the
     /// slave side reads end of file (or `EIO`) and gets `EPOLLHUP`. 0 hangs up at the first one.
-    public var hangupAfter: Int?
+    package var hangupAfter: Int?
     /// After a hang-up (by fault or ``SimulatedAccessory/hangUp(reappearAfter:)``), open a new pty
     /// after this delay and republish its path.
-    public var reappearAfter: Duration?
+    package var reappearAfter: Duration?
 
-    public init(
+    package init(
         lateBy: Duration? = nil,
         lateEvery: Int = 1,
         garbageEvery: Int? = nil,

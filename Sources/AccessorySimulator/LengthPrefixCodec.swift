@@ -3,12 +3,12 @@
 /// `{type: length_prefixed, width: 2, endian: big}`).
 ///
 /// Any thread (values).
-public enum LengthPrefixCodec {
+package enum LengthPrefixCodec {
     /// The largest payload a two-byte prefix can announce.
-    public static let maxPayload = 0xFFFF
+    package static let maxPayload = 0xFFFF
 
     /// The prefix and `payload`; nil if the payload is too long for a two-byte prefix.
-    public static func encode(_ payload: [UInt8]) -> [UInt8]? {
+    package static func encode(_ payload: [UInt8]) -> [UInt8]? {
         guard payload.count <= maxPayload else { return nil }
         return [UInt8(payload.count >> 8), UInt8(payload.count & 0xFF)] + payload
     }
@@ -16,16 +16,16 @@ public enum LengthPrefixCodec {
     /// A stream decoder: feed bytes, get the completed frames. A frame longer than `maxLength`
     /// is skipped (its announced bytes are discarded as they arrive) and counted in `errors`.
     /// Owned by one user at a time.
-    public struct Decoder {
-        public let maxLength: Int
-        public private(set) var errors = 0
+    package struct Decoder {
+        package let maxLength: Int
+        package private(set) var errors = 0
         private var pending: [UInt8] = []
         /// Bytes still to discard of a frame that was too long.
         private var skipping = 0
 
-        public init(maxLength: Int = 65_536) { self.maxLength = maxLength }
+        package init(maxLength: Int = 65_536) { self.maxLength = maxLength }
 
-        public mutating func feed(_ bytes: some Sequence<UInt8>) -> [[UInt8]] {
+        package mutating func feed(_ bytes: some Sequence<UInt8>) -> [[UInt8]] {
             pending.append(contentsOf: bytes)
             var frames: [[UInt8]] = []
             var start = 0

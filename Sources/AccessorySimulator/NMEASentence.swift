@@ -2,19 +2,19 @@
 /// bytes in two upper-case hex digits.
 ///
 /// Any thread (pure functions).
-public enum NMEASentence {
+package enum NMEASentence {
     /// The XOR of `body`'s bytes (the text between `$` and `*`).
-    public static func checksum(_ body: some Sequence<UInt8>) -> UInt8 {
+    package static func checksum(_ body: some Sequence<UInt8>) -> UInt8 {
         body.reduce(0, ^)
     }
 
     /// `$<body>*HH\r\n`.
-    public static func frame(_ body: String) -> String {
+    package static func frame(_ body: String) -> String {
         "$\(body)*\(hex(checksum(body.utf8)))\r\n"
     }
 
     /// Whether `sentence` (with or without its line end) is `$body*HH` with a correct checksum.
-    public static func isValid(_ sentence: String) -> Bool {
+    package static func isValid(_ sentence: String) -> Bool {
         var s = Substring(sentence)
         while s.last == "\r" || s.last == "\n" { s.removeLast() }
         guard s.first == "$", let star = s.lastIndex(of: "*") else { return false }

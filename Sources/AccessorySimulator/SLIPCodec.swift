@@ -5,14 +5,14 @@
 /// flushes line noise); decoding ignores empty frames.
 ///
 /// Any thread (values).
-public enum SLIPCodec {
-    public static let end: UInt8 = 0xC0
-    public static let esc: UInt8 = 0xDB
-    public static let escEnd: UInt8 = 0xDC
-    public static let escEsc: UInt8 = 0xDD
+package enum SLIPCodec {
+    package static let end: UInt8 = 0xC0
+    package static let esc: UInt8 = 0xDB
+    package static let escEnd: UInt8 = 0xDC
+    package static let escEsc: UInt8 = 0xDD
 
     /// `END <escaped payload> END`.
-    public static func encode(_ payload: some Sequence<UInt8>) -> [UInt8] {
+    package static func encode(_ payload: some Sequence<UInt8>) -> [UInt8] {
         var out: [UInt8] = [end]
         for b in payload {
             switch b {
@@ -27,16 +27,16 @@ public enum SLIPCodec {
 
     /// A stream decoder: feed bytes, get the completed frames. A frame with an invalid escape or
     /// longer than `maxLength` is dropped and counted in `errors`. Owned by one user at a time.
-    public struct Decoder {
-        public let maxLength: Int
-        public private(set) var errors = 0
+    package struct Decoder {
+        package let maxLength: Int
+        package private(set) var errors = 0
         private var frame: [UInt8] = []
         private var escaped = false
         private var bad = false
 
-        public init(maxLength: Int = 65_536) { self.maxLength = maxLength }
+        package init(maxLength: Int = 65_536) { self.maxLength = maxLength }
 
-        public mutating func feed(_ bytes: some Sequence<UInt8>) -> [[UInt8]] {
+        package mutating func feed(_ bytes: some Sequence<UInt8>) -> [[UInt8]] {
             var frames: [[UInt8]] = []
             for b in bytes {
                 if b == SLIPCodec.end {

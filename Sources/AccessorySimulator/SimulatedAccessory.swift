@@ -18,14 +18,14 @@ import SystemCalls
 /// Threading: ``start(_:on:onEvent:)``, ``stop()``, ``hangUp(reappearAfter:)`` and ``status`` are
 /// safe from any thread (the last three hop onto the loop; off the loop they take effect when the
 /// loop runs them). All I/O, timers and the `onEvent` callback run on the loop's thread.
-public final class SimulatedAccessory: @unchecked Sendable {
+package final class SimulatedAccessory: @unchecked Sendable {
     // @unchecked: `statusBox` is in a Locked (pthread mutex); `pendingDevice` and `pendingLines` are written before the perform that
     // reads it (the perform queue's lock orders them); everything else is touched only on `loop`.
 
     /// The configuration it was started with.
-    public let configuration: SimulatorConfiguration
+    package let configuration: SimulatorConfiguration
     /// The loop that drives it.
-    public let loop: IOLoop
+    package let loop: IOLoop
 
     let onEvent: (@Sendable (SimulatorEvent) -> Void)?
     let statusBox: Locked<SimulatorStatus>
@@ -83,7 +83,7 @@ public final class SimulatedAccessory: @unchecked Sendable {
     /// each appearance (including this first one) and hang-up.
     ///
     /// Any thread.
-    public static func start(
+    package static func start(
         _ configuration: SimulatorConfiguration,
         on loop: IOLoop,
         onEvent: (@Sendable (SimulatorEvent) -> Void)? = nil
@@ -120,15 +120,15 @@ public final class SimulatedAccessory: @unchecked Sendable {
     }
 
     /// The current state. Any thread.
-    public var status: SimulatorStatus { statusBox.withLock { $0 } }
+    package var status: SimulatorStatus { statusBox.withLock { $0 } }
 
     /// The current slave path; nil while hung up or stopped. Any thread.
-    public var currentSlavePath: String? { status.slavePath }
+    package var currentSlavePath: String? { status.slavePath }
 
     /// Closes the pty (clients see a hang-up), cancels timers and removes the link. Idempotent.
     /// Any thread: on the loop it acts at once, elsewhere when the loop runs it (a loop's
     /// `shutdown()` runs it before closing).
-    public func stop() {
+    package func stop() {
         if loop.inLoop {
             stopOnLoop()
         } else if !loop.perform({ self.stopOnLoop() }) {
@@ -147,7 +147,7 @@ public final class SimulatedAccessory: @unchecked Sendable {
 
     /// Hangs up now, as the `hangupAfter` fault does, and reappears after `reappearAfter` if
     /// given. Ignored while already hung up or stopped. Any thread (acts on the loop).
-    public func hangUp(reappearAfter: Duration? = nil) {
+    package func hangUp(reappearAfter: Duration? = nil) {
         loop.execute { self.hangUpOnLoop(reappearAfter: reappearAfter) }
     }
 

@@ -2,41 +2,41 @@
 /// where its device path is published.
 ///
 /// Any thread (a value).
-public struct SimulatorConfiguration: Sendable {
+package struct SimulatorConfiguration: Sendable {
     /// The name printed in `READY` lines and used in messages (no spaces).
-    public var name: String
+    package var name: String
     /// How the accessory answers.
-    public var personality: Personality
+    package var personality: Personality
     /// How inbound lines end, for `echo` and `script` (`at-modem` always accepts `\r`, `\n` and
     /// `\r\n`). Echo replies end with the same terminator. `.none` makes `echo` a raw byte echo.
-    public var terminator: LineTerminator
+    package var terminator: LineTerminator
     /// Added before every reply (the accessory's processing time).
-    public var responseDelay: Duration
+    package var responseDelay: Duration
     /// The period of unsolicited output: `RING`/`+CMTI` lines for `at-modem` (none when nil), the
     /// fix interval for `nmea` (one second when nil). Ignored by the other personalities.
-    public var unsolicitedInterval: Duration?
+    package var unsolicitedInterval: Duration?
     /// Misbehaviour to inject.
-    public var faults: FaultSwitches
+    package var faults: FaultSwitches
     /// If set, a symbolic link at this path points to the current slave (created atomically).
-    public var linkPath: String?
+    package var linkPath: String?
     /// While hung up, leave the link dangling instead of removing it (udev removes it).
-    public var keepLinkWhileGone: Bool
+    package var keepLinkWhileGone: Bool
     /// Longest inbound line or frame; longer ones are discarded up to the next terminator.
-    public var maxInboundLength: Int
+    package var maxInboundLength: Int
     /// Seeds the generator of garbage bytes and fault probabilities; random when nil.
-    public var seed: UInt64?
+    package var seed: UInt64?
     /// When set, every reply of two bytes or more leaves in two writes, the second half this long
     /// after the first: the reader sees one frame split across reads.
-    public var splitReplies: Duration?
+    package var splitReplies: Duration?
     /// For `framed` and the raw `echo` (terminator `.none`): each reply carries the received
     /// payload this many times, so that answers can be longer than requests (to exceed a frame
     /// limit on the reading side).
-    public var replyRepeat: Int
+    package var replyRepeat: Int
     /// If set, a Unix datagram socket at this path (mode 0600) takes ``ModemLineReport``s: the
     /// host's DTR and RTS, which a pty cannot carry (`SimulatedAccessory+Lines.swift`).
-    public var linesSocketPath: String?
+    package var linesSocketPath: String?
 
-    public init(
+    package init(
         name: String = "sim",
         personality: Personality = .echo,
         terminator: LineTerminator = .lf,
@@ -67,7 +67,7 @@ public struct SimulatorConfiguration: Sendable {
     }
 
     /// Checks the values that cannot be expressed by the types. Any thread.
-    public func validate() throws(SimulatorError) {
+    package func validate() throws(SimulatorError) {
         if name.isEmpty || name.contains(where: { $0 == " " || $0 == "\t" || $0 == "\n" }) {
             throw .invalidConfiguration("the name \"\(name)\" must be non-empty and contain no spaces")
         }
@@ -83,7 +83,7 @@ public struct SimulatorConfiguration: Sendable {
 }
 
 /// How a simulated accessory answers. Any thread (a value).
-public enum Personality: Sendable, Equatable {
+package enum Personality: Sendable, Equatable {
     /// Each line is written back with the same terminator.
     case echo
     /// A small Hayes AT command set with final results, multi-line answers and unsolicited lines.
@@ -98,7 +98,7 @@ public enum Personality: Sendable, Equatable {
     case esp32ROM(ESP32Boot)
 
     /// The name used on the command line.
-    public var name: String {
+    package var name: String {
         switch self {
         case .echo: return "echo"
         case .atModem: return "at-modem"
@@ -111,7 +111,7 @@ public enum Personality: Sendable, Equatable {
 }
 
 /// The frame encodings of the `framed` personality. Any thread (a value).
-public enum Framing: String, Sendable, CaseIterable {
+package enum Framing: String, Sendable, CaseIterable {
     /// RFC 1055: frames end with 0xC0; 0xC0 and 0xDB inside are escaped.
     case slip
     /// Consistent Overhead Byte Stuffing, each frame followed by a 0x00 delimiter.
@@ -121,7 +121,7 @@ public enum Framing: String, Sendable, CaseIterable {
 }
 
 /// Where inbound lines end. Any thread (a value).
-public enum LineTerminator: String, Sendable, CaseIterable {
+package enum LineTerminator: String, Sendable, CaseIterable {
     /// `\n`
     case lf
     /// `\r\n` (a lone `\r` is part of the line)
@@ -135,7 +135,7 @@ public enum LineTerminator: String, Sendable, CaseIterable {
     case none
 
     /// The terminator's bytes (`\r\n` for `.any`, nothing for `.none`).
-    public var bytes: [UInt8] {
+    package var bytes: [UInt8] {
         switch self {
         case .lf: return [0x0A]
         case .crlf: return [0x0D, 0x0A]

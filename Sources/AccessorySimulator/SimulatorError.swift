@@ -1,7 +1,7 @@
 import SystemCalls
 
 /// Why a simulated accessory could not start or a script could not be read. Any thread (a value).
-public enum SimulatorError: Error, Sendable, Equatable, CustomStringConvertible {
+package enum SimulatorError: Error, Sendable, Equatable, CustomStringConvertible {
     /// A system call failed while opening or setting up the pty.
     case system(SyscallError)
     /// The symbolic link could not be made (its folder missing, no permission, …).
@@ -13,7 +13,7 @@ public enum SimulatorError: Error, Sendable, Equatable, CustomStringConvertible 
     /// The loop the accessory was to run on has shut down.
     case loopShutDown
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .system(let e): return e.description
         case .link(let path, let e): return "cannot publish the link \(path): \(e)"

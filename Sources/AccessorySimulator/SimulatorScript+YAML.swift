@@ -4,7 +4,7 @@ import YAMLTree
 
 extension SimulatorScript {
     /// Reads and parses a script file (format in ``SimulatorScript``). Any thread.
-    public static func load(path: String) throws(SimulatorError) -> SimulatorScript {
+    package static func load(path: String) throws(SimulatorError) -> SimulatorScript {
         let text: String
         do throws(SyscallError) {
             text = try readWholeFile(path)
@@ -15,7 +15,7 @@ extension SimulatorScript {
     }
 
     /// Parses script text; `file` names it in errors. Any thread.
-    public static func parse(_ yaml: String, file: String = "<script>") throws(SimulatorError) -> SimulatorScript {
+    package static func parse(_ yaml: String, file: String = "<script>") throws(SimulatorError) -> SimulatorScript {
         let root: Node?
         do throws(YAMLError) {
             root = try YAML.compose(yaml: yaml)

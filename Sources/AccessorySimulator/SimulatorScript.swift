@@ -20,17 +20,17 @@
 /// whole line (so `*IDN?`, which is not a valid regex, still works as text).
 ///
 /// Any thread (a value).
-public struct SimulatorScript: Sendable, Equatable {
+package struct SimulatorScript: Sendable, Equatable {
     /// One expect/send step. Any thread (a value).
-    public struct Step: Sendable, Equatable {
-        public var expect: String
+    package struct Step: Sendable, Equatable {
+        package var expect: String
         /// Lines to send (each followed by the reply terminator); nil sends nothing.
-        public var send: [String]?
-        public var delay: Duration
+        package var send: [String]?
+        package var delay: Duration
         /// Where the step is in its file (0 when built in code).
-        public var line: Int
+        package var line: Int
 
-        public init(expect: String, send: [String]?, delay: Duration = .zero, line: Int = 0) {
+        package init(expect: String, send: [String]?, delay: Duration = .zero, line: Int = 0) {
             self.expect = expect
             self.send = send
             self.delay = delay
@@ -39,21 +39,21 @@ public struct SimulatorScript: Sendable, Equatable {
     }
 
     /// How steps are matched. Any thread (a value).
-    public enum Mode: String, Sendable, CaseIterable {
+    package enum Mode: String, Sendable, CaseIterable {
         case rules
         case sequence
     }
 
-    public var steps: [Step]
-    public var mode: Mode
+    package var steps: [Step]
+    package var mode: Mode
     /// Inbound line ends; nil takes the accessory's configured terminator.
-    public var terminator: LineTerminator?
+    package var terminator: LineTerminator?
     /// Appended to every sent line; nil uses the terminator the request arrived with.
-    public var replyTerminator: [UInt8]?
+    package var replyTerminator: [UInt8]?
     /// Lines sent for input that no step matches; nil sends nothing.
-    public var unmatched: [String]?
+    package var unmatched: [String]?
 
-    public init(
+    package init(
         steps: [Step],
         mode: Mode = .rules,
         terminator: LineTerminator? = nil,

@@ -7,7 +7,7 @@ import SystemCalls
 /// Threading: ``perform(_:)`` may be called from any thread (it only queues); everything else,
 /// including running, belongs to the test's thread. ``inLoop`` is always true, as for NIO's
 /// EmbeddedEventLoop: the test thread *is* the loop.
-public final class EmbeddedLoop: LoopScheduler, @unchecked Sendable {
+package final class EmbeddedLoop: LoopScheduler, @unchecked Sendable {
     // @unchecked: `queue` is behind a Mutex; the clock and timers are touched only by the test
     // thread that drives the loop.
 
@@ -16,21 +16,21 @@ public final class EmbeddedLoop: LoopScheduler, @unchecked Sendable {
     private var clock: UInt64
 
     /// Starts the virtual clock at `start` nanoseconds (non-zero so that "zero" is never special).
-    public init(start: UInt64 = 1_000_000_000) {
+    package init(start: UInt64 = 1_000_000_000) {
         clock = start
     }
 
-    public var inLoop: Bool { true }
+    package var inLoop: Bool { true }
 
-    public var now: LoopInstant { LoopInstant(nanoseconds: clock) }
+    package var now: LoopInstant { LoopInstant(nanoseconds: clock) }
 
     @discardableResult
-    public func perform(_ block: @escaping @Sendable () -> Void) -> Bool {
+    package func perform(_ block: @escaping @Sendable () -> Void) -> Bool {
         queue.withLock { $0.append(block) }
         return true
     }
 
-    public func scheduleTimer(
+    package func scheduleTimer(
         at deadline: LoopInstant,
         repeating: Duration?,
         modes: [RunMode],
@@ -42,7 +42,7 @@ public final class EmbeddedLoop: LoopScheduler, @unchecked Sendable {
     /// Runs queued blocks (and blocks they queue) until none is left, and timers already due.
     /// Returns how many blocks and timers ran.
     @discardableResult
-    public func run() -> Int {
+    package func run() -> Int {
         var ran = 0
         while true {
             let batch = queue.withLock { q -> [@Sendable () -> Void] in
@@ -62,7 +62,7 @@ public final class EmbeddedLoop: LoopScheduler, @unchecked Sendable {
 
     /// Moves the clock forward by `delta`, firing each timer due on the way at its own deadline
     /// (in deadline order), running queued blocks between them.
-    public func advanceTime(by delta: Duration) {
+    package func advanceTime(by delta: Duration) {
         let target = clock + delta.nanosecondsClamped
         run()
         while let next = heap.earliest(), next <= target {
@@ -74,10 +74,10 @@ public final class EmbeddedLoop: LoopScheduler, @unchecked Sendable {
     }
 
     /// What the loop still holds: live timers and queued blocks (it has no sources or observers).
-    public var leftovers: LoopLeftovers {
+    package var leftovers: LoopLeftovers {
         LoopLeftovers(timers: heap.liveCount, blocks: queue.withLock { $0.count })
     }
 
     /// The deadline of the next live timer, if any.
-    public var nextTimerDeadline: LoopInstant? { heap.earliest().map { LoopInstant(nanoseconds: $0) } }
+    package var nextTimerDeadline: LoopInstant? { heap.earliest().map { LoopInstant(nanoseconds: $0) } }
 }

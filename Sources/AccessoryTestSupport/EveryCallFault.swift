@@ -9,7 +9,7 @@ import SystemCalls
 /// and descriptor: an fd is owned by one loop thread, so its attempts alternate strictly.
 ///
 /// Any thread (state under a lock).
-public final class EveryCallFault: Sendable {
+package final class EveryCallFault: Sendable {
     private struct Key: Hashable {
         let name: SyscallName
         let fd: CInt
@@ -22,19 +22,19 @@ public final class EveryCallFault: Sendable {
     private let count = Locked(0)
     private let names = Locked<Set<SyscallName>>([])
 
-    public init(_ fault: FaultInjection.Fault, where matches: @escaping @Sendable (SyscallName, CInt) -> Bool) {
+    package init(_ fault: FaultInjection.Fault, where matches: @escaping @Sendable (SyscallName, CInt) -> Bool) {
         self.fault = fault
         self.matches = matches
     }
 
     /// How many attempts got the fault so far.
-    public var injected: Int { count.withLock { $0 } }
+    package var injected: Int { count.withLock { $0 } }
 
     /// The calls that got the fault at least once.
-    public var injectedCalls: Set<SyscallName> { names.withLock { $0 } }
+    package var injectedCalls: Set<SyscallName> { names.withLock { $0 } }
 
     /// Installs the rule; the token removes it.
-    public func install() -> FaultInjection.Token {
+    package func install() -> FaultInjection.Token {
         FaultInjection.install { [self] name, fd in
             guard matches(name, fd) else { return nil }
             let key = Key(name: name, fd: fd)

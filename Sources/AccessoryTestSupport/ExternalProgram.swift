@@ -6,7 +6,7 @@ import Glibc
 /// installs them; a test that needs a missing one is skipped with ``missing(_:)`` as its reason.
 ///
 /// Any thread (reads the environment and the file system only).
-public enum ExternalProgram {
+package enum ExternalProgram {
     /// The Debian package that provides each program, for the skip reasons.
     static let packages = [
         "python3": "python3", "setpriv": "util-linux", "prlimit": "util-linux", "strace": "strace",
@@ -21,7 +21,7 @@ public enum ExternalProgram {
     /// `forOtherUsers`, only one that another user may run: every folder on its way searchable and
     /// the file executable by others (a `python3` shim under root's private home is skipped for
     /// the system's one).
-    public static func path(_ name: String, forOtherUsers: Bool = false) -> String? {
+    package static func path(_ name: String, forOtherUsers: Bool = false) -> String? {
         let search = getenv("PATH").map { String(cString: $0) } ?? defaultPath
         for folder in search.split(separator: ":", omittingEmptySubsequences: true) {
             let candidate = folder + "/" + name
@@ -34,7 +34,7 @@ public enum ExternalProgram {
 
     /// Whether users other than the owner may run `path`: its real path is executable by
     /// others and every folder above it searchable by others.
-    public static func othersMayRun(_ path: String) -> Bool {
+    package static func othersMayRun(_ path: String) -> Bool {
         guard let resolved = realpath(path, nil) else { return false }
         defer { free(resolved) }
         var current = String(cString: resolved)
@@ -49,13 +49,13 @@ public enum ExternalProgram {
 
     /// The full path of `name`, or `name` itself when it is not on `PATH` (so that running it fails
     /// with "not found", naming it). Use after ``missing(_:)`` has cleared the test to run.
-    public static func locate(_ name: String, forOtherUsers: Bool = false) -> String {
+    package static func locate(_ name: String, forOtherUsers: Bool = false) -> String {
         path(name, forOtherUsers: forOtherUsers) ?? name
     }
 
     /// Why a test that runs `names` cannot run here: the first program not on `PATH`, and the
     /// package that provides it; nil when all are there.
-    public static func missing(_ names: String...) -> String? {
+    package static func missing(_ names: String...) -> String? {
         missing(names, forOtherUsers: false)
     }
 
@@ -70,7 +70,7 @@ public enum ExternalProgram {
 
     /// Why a test that runs `names` as another user (through `setpriv`, which needs root) cannot
     /// run here, or nil.
-    public static func missingAsAnotherUser(_ names: String...) -> String? {
+    package static func missingAsAnotherUser(_ names: String...) -> String? {
         if getuid() != 0 { return "running a program as another uid (setpriv) needs root" }
         return missing(["setpriv"], forOtherUsers: false) ?? missing(names, forOtherUsers: true)
     }

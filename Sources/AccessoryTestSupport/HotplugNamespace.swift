@@ -9,17 +9,17 @@ import SystemCalls
 /// PID 1, which the machine denies even to root.)
 ///
 /// Any thread.
-public enum HotplugNamespace {
-    public static let hostVariable = "ACCESSORYD_HOST_NETNS"
+package enum HotplugNamespace {
+    package static let hostVariable = "ACCESSORYD_HOST_NETNS"
 
     /// `/proc/self/ns/net`'s link text, e.g. `net:[4026531833]`.
-    public static var current: String? { try? FileIO.readLink("/proc/self/ns/net") }
+    package static var current: String? { try? FileIO.readLink("/proc/self/ns/net") }
 
     /// True in a namespace other than the recorded host one.
-    public static var isPrivateNetwork: Bool { skipReason == nil }
+    package static var isPrivateNetwork: Bool { skipReason == nil }
 
     /// Why the netlink tests are skipped here, or nil when they can run.
-    public static var skipReason: String? {
+    package static var skipReason: String? {
         let how =
             "run them with: \(hostVariable)=\"$(readlink /proc/self/ns/net)\" unshare -rn swift test --skip-build "
             + "--no-parallel --filter HotplugNetlink (make test does)"

@@ -9,30 +9,30 @@ import SystemCalls
 ///
 /// Threading: the test's thread, which drives `clock` and owns the port. ``calls`` may be read
 /// from any thread.
-public final class LineControlRecorder: Sendable {
+package final class LineControlRecorder: Sendable {
     /// One line-control call: which, and how long after the recorder was made (virtual time).
     ///
     /// Threading: a value. Any thread.
-    public struct Call: Equatable, Sendable, CustomStringConvertible {
-        public let name: SyscallName
-        public let at: Duration
+    package struct Call: Equatable, Sendable, CustomStringConvertible {
+        package let name: SyscallName
+        package let at: Duration
 
-        public init(_ name: SyscallName, at: Duration) {
+        package init(_ name: SyscallName, at: Duration) {
             self.name = name
             self.at = at
         }
 
-        public var description: String { "\(name) at \(at)" }
+        package var description: String { "\(name) at \(at)" }
     }
 
     /// The calls recorded.
-    public static let names: Set<SyscallName> = [.tiocmget, .tiocmbis, .tiocmbic, .tiocsbrk, .tioccbrk]
+    package static let names: Set<SyscallName> = [.tiocmget, .tiocmbis, .tiocmbic, .tiocsbrk, .tioccbrk]
 
     private let recorded = Locked<[Call]>([])
     private let token: FaultInjection.Token
 
     /// Starts answering and recording the line controls on `fd`; TIOCMGET reports `inputs`.
-    public init(fd: CInt, clock: EmbeddedLoop, inputs: CInt = 0) {
+    package init(fd: CInt, clock: EmbeddedLoop, inputs: CInt = 0) {
         let start = clock.now
         let thread = ThreadID.current
         let recorded = recorded
@@ -48,8 +48,8 @@ public final class LineControlRecorder: Sendable {
     }
 
     /// The calls so far, in order.
-    public var calls: [Call] { recorded.withLock { $0 } }
+    package var calls: [Call] { recorded.withLock { $0 } }
 
     /// Stops answering and recording.
-    public func remove() { FaultInjection.remove(token) }
+    package func remove() { FaultInjection.remove(token) }
 }

@@ -1,7 +1,7 @@
 import IOLoop
 
 /// A loop that can say what it still holds (``IOLoop`` and ``EmbeddedLoop``). Loop thread only.
-public protocol LeftoverReporting {
+package protocol LeftoverReporting {
     /// Live sources and timers, observers and queued blocks. Loop thread only.
     var leftovers: LoopLeftovers { get }
 }
@@ -12,9 +12,9 @@ extension EmbeddedLoop: LeftoverReporting {}
 /// A loop test ended with something still registered or queued on its loop.
 ///
 /// A value. Any thread.
-public struct LoopLeftoversError: Error, CustomStringConvertible {
-    public let leftovers: LoopLeftovers
-    public var description: String { "the test left \(leftovers) on its loop" }
+package struct LoopLeftoversError: Error, CustomStringConvertible {
+    package let leftovers: LoopLeftovers
+    package var description: String { "the test left \(leftovers) on its loop" }
 }
 
 /// The end-of-test check of libuv's test suite, for our loops: every loop test must leave its
@@ -22,16 +22,16 @@ public struct LoopLeftoversError: Error, CustomStringConvertible {
 /// timer a code path forgot to cancel) fails the test that caused it instead of going unseen.
 ///
 /// Any thread (each function says on which thread it looks).
-public enum LoopLeakCheck {
+package enum LoopLeakCheck {
     /// Throws ``LoopLeftoversError`` if `loop` still holds anything. Loop thread only.
-    public static func expectNothingLeft(on loop: some LeftoverReporting) throws(LoopLeftoversError) {
+    package static func expectNothingLeft(on loop: some LeftoverReporting) throws(LoopLeftoversError) {
         let left = loop.leftovers
         if !left.isEmpty { throw LoopLeftoversError(leftovers: left) }
     }
 
     /// Throws ``LoopLeftoversError`` if the spawned `loop` still holds anything, looked at from
     /// a block on its own thread (which does not count itself). Any thread but the loop's.
-    public static func expectNothingLeft(onSpawned loop: IOLoop) throws(LoopLeftoversError) {
+    package static func expectNothingLeft(onSpawned loop: IOLoop) throws(LoopLeftoversError) {
         guard let left = Wait.onLoop(loop, { loop.leftovers }) else {
             preconditionFailure("loop \(loop.name) did not run the leftovers check within 10 s")
         }
@@ -42,7 +42,7 @@ public enum LoopLeakCheck {
 /// Runs `body` with a new loop driven by the calling thread, then checks that the body left
 /// nothing on it (``LoopLeakCheck``), and shuts the loop down either way. Throws what `body`
 /// throws, else ``LoopLeftoversError``. Any thread (the loop is the calling thread's).
-public func withCheckedLoop<R>(name: String = "test-loop", _ body: (IOLoop) throws -> R) throws -> R {
+package func withCheckedLoop<R>(name: String = "test-loop", _ body: (IOLoop) throws -> R) throws -> R {
     let loop = try IOLoop.forCurrentThread(name: name)
     defer { loop.shutdown() }
     let result = try body(loop)
@@ -52,7 +52,7 @@ public func withCheckedLoop<R>(name: String = "test-loop", _ body: (IOLoop) thro
 
 /// Runs `body` with a new loop on its own thread, then checks that nothing is left on it
 /// (``LoopLeakCheck``), and shuts it down either way. Any thread.
-public func withCheckedSpawnedLoop<R>(name: String, _ body: (IOLoop) throws -> R) throws -> R {
+package func withCheckedSpawnedLoop<R>(name: String, _ body: (IOLoop) throws -> R) throws -> R {
     let loop = try IOLoop.spawn(name: name)
     defer { loop.shutdown() }
     let result = try body(loop)
@@ -61,7 +61,7 @@ public func withCheckedSpawnedLoop<R>(name: String, _ body: (IOLoop) throws -> R
 }
 
 /// The async form of ``withCheckedSpawnedLoop(name:_:)``, for tests that await on the loop.
-public func withCheckedSpawnedLoop<R>(name: String, _ body: (IOLoop) async throws -> R) async throws -> R {
+package func withCheckedSpawnedLoop<R>(name: String, _ body: (IOLoop) async throws -> R) async throws -> R {
     let loop = try IOLoop.spawn(name: name)
     defer { loop.shutdown() }
     let result = try await body(loop)

@@ -3,7 +3,7 @@ import IOLoop
 /// Runs `loop` (owned by the calling thread) until `condition` holds or `seconds` pass; returns
 /// whether it holds. Bounded: a guard timer ends the run at the deadline. Loop thread only.
 @discardableResult
-public func spin(_ loop: IOLoop, seconds: Double = 5, until condition: () -> Bool) -> Bool {
+package func spin(_ loop: IOLoop, seconds: Double = 5, until condition: () -> Bool) -> Bool {
     var expired = false
     let guardTimer = loop.scheduleTimer(after: .milliseconds(Int64(seconds * 1000))) { expired = true }
     loop.run(while: { !condition() && !expired })
@@ -12,6 +12,6 @@ public func spin(_ loop: IOLoop, seconds: Double = 5, until condition: () -> Boo
 }
 
 /// Runs `loop` for `duration` exactly (whatever happens). Loop thread only.
-public func spin(_ loop: IOLoop, for duration: Duration) {
+package func spin(_ loop: IOLoop, for duration: Duration) {
     loop.run(until: loop.now + duration)
 }

@@ -3,9 +3,9 @@
 /// accessoryd runs on).
 ///
 /// Any thread.
-public enum MurmurHash2 {
+package enum MurmurHash2 {
     /// The hash of `bytes` with `seed`.
-    public static func hash<Bytes: Collection>(_ bytes: Bytes, seed: UInt32 = 0) -> UInt32
+    package static func hash<Bytes: Collection>(_ bytes: Bytes, seed: UInt32 = 0) -> UInt32
     where Bytes.Element == UInt8 {
         let m: UInt32 = 0x5bd1_e995
         let data = Array(bytes)
@@ -34,10 +34,10 @@ public enum MurmurHash2 {
     }
 
     /// The hash of a string's UTF-8 bytes, seed 0: what goes in the udev message header.
-    public static func hash(_ string: String) -> UInt32 { hash(Array(string.utf8)) }
+    package static func hash(_ string: String) -> UInt32 { hash(Array(string.utf8)) }
 
     /// The 64-bit Bloom filter bits of a tag (four 6-bit slices of its hash), as in udev messages.
-    public static func bloom64(_ tag: String) -> UInt64 {
+    package static func bloom64(_ tag: String) -> UInt64 {
         let h = UInt64(hash(tag))
         return 1 << (h & 63) | 1 << ((h >> 6) & 63) | 1 << ((h >> 12) & 63) | 1 << ((h >> 18) & 63)
     }

@@ -7,34 +7,37 @@ import SystemCalls
 ///
 /// Threading: the test's thread (one reader). Closed (and its file removed) by ``close()`` or
 /// when dropped.
-public final class NotifySocketHarness {
+package final class NotifySocketHarness {
     /// One notification as received.
-    public struct Message: Sendable, Equatable {
+    package struct Message: Sendable, Equatable {
         /// The assignments in order, e.g. `[("READY", "1"), ("STATUS", "…")]`.
-        public let fields: [Field]
-        public let senderPID: pid_t?
+        package let fields: [Field]
+        package let senderPID: pid_t?
         /// When it arrived (``MonotonicNow`` seconds).
-        public let arrival: Double
+        package let arrival: Double
+        /// Descriptors sent with it (`FDSTORE=1`): the harness owns them until ``takeDescriptors()``
+        /// or its close.
+        package var descriptors: [CInt] = []
 
-        public struct Field: Sendable, Equatable {
-            public let name: String
-            public let value: String
+        package struct Field: Sendable, Equatable {
+            package let name: String
+            package let value: String
         }
 
         /// The value of the first `name=` assignment, if any.
-        public func value(_ name: String) -> String? { fields.first { $0.name == name }?.value }
+        package func value(_ name: String) -> String? { fields.first { $0.name == name }?.value }
     }
 
     /// The value for `NOTIFY_SOCKET`: the path, or `@name`.
-    public let notifySocket: String
+    package let notifySocket: String
     private var socket: OwnedFD?
     private let directory: String?
     /// Every message received so far, in order.
-    public private(set) var messages: [Message] = []
+    package private(set) var messages: [Message] = []
 
     /// Binds a fresh socket: at `<new temporary folder>/notify` unless `abstract`, then at the
     /// abstract name `accessoryd-test-<pid>-<n>`.
-    public init(abstract: Bool) throws {
+    package init(abstract: Bool) throws {
         let fd = try Socket.unixDatagram()
         if abstract {
             let n = NotifySocketHarness.counter.withLock { count -> Int in
@@ -64,8 +67,21 @@ public final class NotifySocketHarness {
 
     deinit { close() }
 
-    /// Closes the socket and removes its file and folder. Idempotent.
-    public func close() {
+    /// The descriptors every message brought, with their `FDNAME`, in order; the caller owns them
+    /// from now on (the harness forgets them).
+    package func takeDescriptors() -> [(name: String, fd: CInt)] {
+        var taken: [(name: String, fd: CInt)] = []
+        for i in messages.indices {
+            for fd in messages[i].descriptors { taken.append((messages[i].value("FDNAME") ?? "unknown", fd)) }
+            messages[i].descriptors = []
+        }
+        return taken
+    }
+
+    /// Closes the socket, and the descriptors no one took, and removes its file and folder.
+    /// Idempotent.
+    package func close() {
+        for (_, fd) in takeDescriptors() { Glibc.close(fd) }
         socket = nil
         if let directory {
             unlink(directory + "/notify")
@@ -76,17 +92,18 @@ public final class NotifySocketHarness {
     /// Reads what has arrived, waiting up to `seconds` for at least one message. Returns the new
     /// messages (also appended to ``messages``).
     @discardableResult
-    public func receive(seconds: Double) throws -> [Message] {
+    package func receive(seconds: Double) throws -> [Message] {
         guard let fd = socket?.rawValue else { return [] }
         let deadline = MonotonicNow.seconds() + seconds
         var fresh: [Message] = []
         while true {
-            while case .processed(let d) = try Socket.receiveWithCredentials(fd, max: 4096) {
+            while case .processed(let d) = try Socket.receiveWithDescriptors(fd, max: 4096) {
                 fresh.append(
                     Message(
                         fields: NotifySocketHarness.parse(d.bytes),
                         senderPID: d.senderPID,
-                        arrival: MonotonicNow.seconds()
+                        arrival: MonotonicNow.seconds(),
+                        descriptors: d.descriptors
                     )
                 )
             }
@@ -101,7 +118,7 @@ public final class NotifySocketHarness {
 
     /// Reads until a message has a `name=value` assignment (bounded by `seconds`); returns it, or
     /// nil if none came in time. Every message read is kept in ``messages``.
-    public func waitFor(_ name: String, _ value: String? = nil, seconds: Double) throws -> Message? {
+    package func waitFor(_ name: String, _ value: String? = nil, seconds: Double) throws -> Message? {
         let matches = { (m: Message) in m.fields.contains { $0.name == name && (value == nil || $0.value == value) } }
         if let m = messages.first(where: matches) { return m }
         let deadline = MonotonicNow.seconds() + seconds
@@ -112,7 +129,7 @@ public final class NotifySocketHarness {
     }
 
     /// Splits a datagram into its `NAME=value` lines (lines without `=` are skipped).
-    public static func parse(_ bytes: [UInt8]) -> [Message.Field] {
+    package static func parse(_ bytes: [UInt8]) -> [Message.Field] {
         String(decoding: bytes, as: UTF8.self).split(separator: "\n").compactMap { line -> Message.Field? in
             let parts = line.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
             guard parts.count == 2 else { return nil }

@@ -12,24 +12,24 @@ import SystemCalls
 /// and removes the folder.
 ///
 /// Threading: the thread that made it.
-public final class SSHServer {
-    public let directory: String
-    public let port: Int
-    public let pid: pid_t
+package final class SSHServer {
+    package let directory: String
+    package let port: Int
+    package let pid: pid_t
     /// The sshd log (`-e`: to standard error).
-    public let logPath: String
+    package let logPath: String
 
     /// Why no SSH server can be started here: a missing program and its package; nil when fine.
-    public static var unavailableReason: String? {
+    package static var unavailableReason: String? {
         if access(daemonPath, X_OK) != 0 {
             return "\(daemonPath) is missing: install openssh-server (scripts/install-deps.sh does)"
         }
         return ExternalProgram.missing("ssh", "ssh-keygen")
     }
 
-    public static let daemonPath = "/usr/sbin/sshd"
+    package static let daemonPath = "/usr/sbin/sshd"
 
-    public init() throws {
+    package init() throws {
         if let reason = Self.unavailableReason { throw ExternalProgramError(reason) }
         directory = try FileIO.makeTemporaryDirectory(prefix: "/tmp/accessoryd-ssh-")
         try FileIO.changeMode(directory, to: 0o700)
@@ -77,13 +77,13 @@ public final class SSHServer {
     }
 
     /// The URL of this server: `ssh://127.0.0.1:PORT`.
-    public var url: String { "ssh://127.0.0.1:\(port)" }
+    package var url: String { "ssh://127.0.0.1:\(port)" }
 
     /// Writes (once) and returns a client configuration file for `ssh -F`: the throwaway key,
     /// this server's host key as the only known one (`wrongHostKey`: another key, so that ssh
     /// refuses the server), batch mode (never a prompt), and with `controlMaster` a shared
     /// connection (`ControlMaster auto`, `ControlPersist 60`) whose socket is in the folder.
-    public func clientConfig(wrongHostKey: Bool = false, controlMaster: Bool = false) throws -> String {
+    package func clientConfig(wrongHostKey: Bool = false, controlMaster: Bool = false) throws -> String {
         let name = "ssh_config" + (wrongHostKey ? "-wrong" : "") + (controlMaster ? "-cm" : "")
         var text = """
             Host *
@@ -112,7 +112,7 @@ public final class SSHServer {
     }
 
     /// Ends a persistent ControlMaster started with `config` (`ssh -O exit`), if one runs.
-    public func stopControlMaster(config: String) {
+    package func stopControlMaster(config: String) {
         guard let ssh = ExternalProgram.path("ssh"),
             let pid = try? Self.launch(ssh, ["-F", config, "-O", "exit", "-p", String(port), "127.0.0.1"], output: nil)
         else { return }
@@ -121,7 +121,7 @@ public final class SSHServer {
 
     /// SIGTERM to sshd (by its pid), reaped, and the folder removed. Sessions still open end
     /// with their clients.
-    public func stop() {
+    package func stop() {
         try? ChildProcess.signal(pid, SIGTERM)
         if Self.reap(pid, seconds: 5) == nil {
             try? ChildProcess.signal(pid, SIGKILL)
@@ -224,7 +224,7 @@ public final class SSHServer {
 /// A test helper program that is missing or failed, with the sentence to show.
 ///
 /// Threading: a value. Any thread.
-public struct ExternalProgramError: Error, CustomStringConvertible {
-    public let description: String
-    public init(_ description: String) { self.description = description }
+package struct ExternalProgramError: Error, CustomStringConvertible {
+    package let description: String
+    package init(_ description: String) { self.description = description }
 }

@@ -3,14 +3,14 @@ import Glibc
 /// A Foundation-free thread for tests: starts at once, `join()` waits for it.
 ///
 /// Any thread.
-public final class TestThread: @unchecked Sendable {  // @unchecked: `tid` is set in init, read by join.
+package final class TestThread: @unchecked Sendable {  // @unchecked: `tid` is set in init, read by join.
     private var tid = pthread_t()
     private final class Box {
         let body: () -> Void
         init(_ body: @escaping () -> Void) { self.body = body }
     }
 
-    public init(_ body: @escaping @Sendable () -> Void) {
+    package init(_ body: @escaping @Sendable () -> Void) {
         let box = Unmanaged.passRetained(Box(body))
         let rc = pthread_create(
             &tid,
@@ -24,5 +24,5 @@ public final class TestThread: @unchecked Sendable {  // @unchecked: `tid` is se
         precondition(rc == 0, "pthread_create: \(rc)")
     }
 
-    public func join() { pthread_join(tid, nil) }
+    package func join() { pthread_join(tid, nil) }
 }

@@ -4,33 +4,33 @@
 /// drops it for monitors whose subsystem filter does not match the header's hash.
 ///
 /// Any thread (a value).
-public struct UeventMessage: Sendable, Equatable {
+package struct UeventMessage: Sendable, Equatable {
     /// One `KEY=value` property, in wire order.
     ///
     /// Any thread (a value).
-    public struct Property: Sendable, Equatable {
-        public var key: String
-        public var value: String
-        public init(_ key: String, _ value: String) {
+    package struct Property: Sendable, Equatable {
+        package var key: String
+        package var value: String
+        package init(_ key: String, _ value: String) {
             self.key = key
             self.value = value
         }
     }
 
-    public static let prefix = Array("libudev".utf8) + [0]
-    public static let magic: UInt32 = 0xfeed_cafe
-    public static let headerSize = 40
+    package static let prefix = Array("libudev".utf8) + [0]
+    package static let magic: UInt32 = 0xfeed_cafe
+    package static let headerSize = 40
 
     /// The properties, in the order they are sent.
-    public var properties: [Property]
+    package var properties: [Property]
     /// Replaces the header's subsystem hash (tests of the kernel filter); nil: the hash of `SUBSYSTEM`.
-    public var subsystemHashOverride: UInt32?
+    package var subsystemHashOverride: UInt32?
     /// Replaces the magic (tests of libudev's check); nil: 0xfeedcafe.
-    public var magicOverride: UInt32?
+    package var magicOverride: UInt32?
 
     /// A message with `ACTION`, `DEVPATH`, `SUBSYSTEM`, `DEVNAME` (when given), `SEQNUM`, then
     /// `extra` in order.
-    public init(
+    package init(
         action: String,
         devPath: String,
         subsystem: String = "tty",
@@ -45,10 +45,10 @@ public struct UeventMessage: Sendable, Equatable {
     }
 
     /// The value of the first property named `key`.
-    public func value(of key: String) -> String? { properties.first { $0.key == key }?.value }
+    package func value(of key: String) -> String? { properties.first { $0.key == key }?.value }
 
     /// The bytes to send.
-    public func encoded() -> [UInt8] {
+    package func encoded() -> [UInt8] {
         var body: [UInt8] = []
         for p in properties { body += Array("\(p.key)=\(p.value)".utf8) + [0] }
         let subsystemHash = subsystemHashOverride ?? value(of: "SUBSYSTEM").map(MurmurHash2.hash) ?? 0
@@ -70,7 +70,7 @@ public struct UeventMessage: Sendable, Equatable {
     /// Why bytes are not a message libudev would accept.
     ///
     /// Any thread (a value).
-    public enum DecodingError: Error, Sendable, Equatable {
+    package enum DecodingError: Error, Sendable, Equatable {
         case notLibudev
         case badMagic(UInt32)
         case tooShort
@@ -81,7 +81,7 @@ public struct UeventMessage: Sendable, Equatable {
     /// Decodes and checks bytes the way libudev's receiver does: the prefix, the magic, at least
     /// 32 bytes of properties, and `ACTION`, `DEVPATH`, `SUBSYSTEM` and a non-zero `SEQNUM`.
     /// The hash fields are checked against the properties (a wrong one is kept as an override).
-    public init(decoding bytes: [UInt8]) throws(DecodingError) {
+    package init(decoding bytes: [UInt8]) throws(DecodingError) {
         guard bytes.count >= Self.headerSize, Array(bytes[0..<8]) == Self.prefix else { throw .notLibudev }
         let magic = Self.readBigEndian(bytes, at: 8)
         guard magic == Self.magic else { throw .badMagic(magic) }

@@ -6,16 +6,16 @@ import SystemCalls
 /// never on the host, whose real listeners would see fake devices.
 ///
 /// Any thread, one owner at a time (it is moved, never shared).
-public struct UeventSender: ~Copyable {
+package struct UeventSender: ~Copyable {
     private let socket: OwnedFD
     private var nextSeqnum: UInt64 = 1
 
-    public init() throws(SyscallError) {
+    package init() throws(SyscallError) {
         socket = try Netlink.ueventSocket()
     }
 
     /// Sends `message` as it is.
-    public func send(_ message: UeventMessage) throws(SyscallError) {
+    package func send(_ message: UeventMessage) throws(SyscallError) {
         let bytes = message.encoded()
         switch try Netlink.multicast(socket.rawValue, bytes, groups: Netlink.udevGroup) {
         case .processed: return
@@ -26,7 +26,7 @@ public struct UeventSender: ~Copyable {
 
     /// Sends a `tty` event with the next sequence number and returns the message sent.
     @discardableResult
-    public mutating func send(
+    package mutating func send(
         action: String,
         devPath: String,
         devName: String? = nil,

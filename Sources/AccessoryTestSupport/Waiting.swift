@@ -5,11 +5,11 @@ import SystemCalls
 /// Bounded waiting for tests: poll a condition until it holds or a deadline passes.
 ///
 /// Any thread. Never waits forever: every helper takes a time limit.
-public enum Wait {
+package enum Wait {
     /// Polls `condition` every millisecond until it is true or `seconds` pass. Returns whether it
     /// became true.
     @discardableResult
-    public static func until(seconds: Double = 10, _ condition: () -> Bool) -> Bool {
+    package static func until(seconds: Double = 10, _ condition: () -> Bool) -> Bool {
         let deadline = MonotonicNow.seconds() + seconds
         while MonotonicNow.seconds() < deadline {
             if condition() { return true }
@@ -21,7 +21,7 @@ public enum Wait {
     /// The same wait for async tests: between polls it suspends (`Task.sleep`) instead of
     /// blocking, so the cooperative threads the code under test may need stay free.
     @discardableResult
-    public static func until(seconds: Double = 10, _ condition: () -> Bool) async -> Bool {
+    package static func until(seconds: Double = 10, _ condition: () -> Bool) async -> Bool {
         let deadline = MonotonicNow.seconds() + seconds
         while MonotonicNow.seconds() < deadline {
             if condition() { return true }
@@ -32,7 +32,7 @@ public enum Wait {
 
     /// Runs `body` on `loop` and blocks the calling thread until it has run (bounded). Returns
     /// the body's value, or nil on timeout.
-    public static func onLoop<T: Sendable>(_ loop: IOLoop, seconds: Double = 10, _ body: @escaping @Sendable () -> T)
+    package static func onLoop<T: Sendable>(_ loop: IOLoop, seconds: Double = 10, _ body: @escaping @Sendable () -> T)
         -> T?
     {
         let box = Locked<T?>(nil)
@@ -47,8 +47,8 @@ public enum Wait {
 }
 
 /// Monotonic seconds, for test deadlines. Any thread.
-public enum MonotonicNow {
-    public static func seconds() -> Double {
+package enum MonotonicNow {
+    package static func seconds() -> Double {
         var ts = timespec()
         clock_gettime(CLOCK_MONOTONIC, &ts)
         return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
@@ -58,9 +58,9 @@ public enum MonotonicNow {
 /// A value shared between a test thread and a loop thread, guarded by a mutex.
 ///
 /// Any thread.
-public final class Shared<Value: Sendable>: Sendable {
+package final class Shared<Value: Sendable>: Sendable {
     private let storage: Locked<Value>
-    public init(_ value: Value) { storage = Locked(value) }
-    public var value: Value { storage.withLock { $0 } }
-    public func mutate<R: Sendable>(_ body: (inout Value) -> R) -> R { storage.withLock { body(&$0) } }
+    package init(_ value: Value) { storage = Locked(value) }
+    package var value: Value { storage.withLock { $0 } }
+    package func mutate<R: Sendable>(_ body: (inout Value) -> R) -> R { storage.withLock { body(&$0) } }
 }

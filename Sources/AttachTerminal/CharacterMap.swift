@@ -6,12 +6,12 @@
 /// the way to the screen CR dropped (`igncr`), CR→LF (`icrnl`), LF→CR (`inlcr`), LF→CR LF (`inlcrnl`).
 ///
 /// Threading: a value. Any thread.
-public struct CharacterMap: Sendable, Hashable {
+package struct CharacterMap: Sendable, Hashable {
     /// One mapping.
-    public enum Rule: String, Sendable, Hashable, CaseIterable {
+    package enum Rule: String, Sendable, Hashable, CaseIterable {
         case icrnl, igncr, inlcr, inlcrnl, ocrnl, crlf, onlcr, odelbs
 
-        public var summary: String {
+        package var summary: String {
             switch self {
             case .icrnl: "CR from the device shown as LF"
             case .igncr: "CR from the device not shown"
@@ -25,14 +25,14 @@ public struct CharacterMap: Sendable, Hashable {
         }
     }
 
-    public let rules: Set<Rule>
+    package let rules: Set<Rule>
 
-    public static let none = CharacterMap(rules: [])
+    package static let none = CharacterMap(rules: [])
 
-    public init(rules: Set<Rule>) { self.rules = rules }
+    package init(rules: Set<Rule>) { self.rules = rules }
 
     /// A comma-separated list of rule names (`onlcrnl` is accepted for `onlcr`, as tio spells it).
-    public init(parsing text: String) throws(CharacterMapError) {
+    package init(parsing text: String) throws(CharacterMapError) {
         var rules: Set<Rule> = []
         for word in text.split(separator: ",", omittingEmptySubsequences: false) {
             let name = word.trimmingSpaces().lowercased()
@@ -50,7 +50,7 @@ public struct CharacterMap: Sendable, Hashable {
     }
 
     /// What is sent for typed `bytes`.
-    public func toDevice(_ bytes: [UInt8]) -> [UInt8] {
+    package func toDevice(_ bytes: [UInt8]) -> [UInt8] {
         guard !rules.isEmpty else { return bytes }
         var out: [UInt8] = []
         out.reserveCapacity(bytes.count)
@@ -70,7 +70,7 @@ public struct CharacterMap: Sendable, Hashable {
     }
 
     /// What is shown for the device's `bytes`.
-    public func toScreen(_ bytes: [UInt8]) -> [UInt8] {
+    package func toScreen(_ bytes: [UInt8]) -> [UInt8] {
         guard !rules.isEmpty else { return bytes }
         var out: [UInt8] = []
         out.reserveCapacity(bytes.count)
@@ -92,8 +92,8 @@ public struct CharacterMap: Sendable, Hashable {
 /// Why a `--map` value was refused.
 ///
 /// Threading: a value. Any thread.
-public struct CharacterMapError: Error, Sendable, Hashable, CustomStringConvertible {
-    public let description: String
+package struct CharacterMapError: Error, Sendable, Hashable, CustomStringConvertible {
+    package let description: String
     init(_ description: String) { self.description = description }
 }
 

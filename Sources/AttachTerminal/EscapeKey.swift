@@ -2,18 +2,18 @@
 /// key"): Ctrl and a letter, written `ctrl-t` (or `^T`).
 ///
 /// Threading: a value. Any thread.
-public struct EscapeKey: Sendable, Hashable, CustomStringConvertible {
+package struct EscapeKey: Sendable, Hashable, CustomStringConvertible {
     /// The byte the terminal sends for it (Ctrl-A is 0x01 … Ctrl-Z is 0x1A).
-    public let byte: UInt8
+    package let byte: UInt8
 
     /// Ctrl-T, as in tio.
-    public static let standard = EscapeKey(letter: UInt8(ascii: "t"))
+    package static let standard = EscapeKey(letter: UInt8(ascii: "t"))
 
     private init(letter: UInt8) { byte = letter - UInt8(ascii: "a") + 1 }
 
     /// `ctrl-a` … `ctrl-z` or `^A` … `^Z`, any case. Ctrl-J and Ctrl-M are refused: they are
     /// what Enter sends, so every line would start a command.
-    public init(parsing text: String) throws(EscapeKeyError) {
+    package init(parsing text: String) throws(EscapeKeyError) {
         let lower = text.lowercased()
         let letter: Substring
         if lower.hasPrefix("ctrl-") {
@@ -37,13 +37,13 @@ public struct EscapeKey: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// `Ctrl-T`.
-    public var description: String { "Ctrl-" + String(UnicodeScalar(byte + UInt8(ascii: "A") - 1)) }
+    package var description: String { "Ctrl-" + String(UnicodeScalar(byte + UInt8(ascii: "A") - 1)) }
 }
 
 /// Why an `--escape` value was refused, in words for the person who typed it.
 ///
 /// Threading: a value. Any thread.
-public struct EscapeKeyError: Error, Sendable, Hashable, CustomStringConvertible {
-    public let description: String
+package struct EscapeKeyError: Error, Sendable, Hashable, CustomStringConvertible {
+    package let description: String
     init(_ description: String) { self.description = description }
 }

@@ -1,11 +1,11 @@
 /// What a key after the escape key asks for.
 ///
 /// Threading: a value. Any thread.
-public enum EscapeCommand: Sendable, Hashable, CaseIterable {
+package enum EscapeCommand: Sendable, Hashable, CaseIterable {
     case quit, help, sendBreak, toggleDTR, toggleRTS, toggleHex, toggleTimestamps, toggleLog, statistics
 
     /// The key that selects it (after the escape key).
-    public var key: Character {
+    package var key: Character {
         switch self {
         case .quit: "q"
         case .help: "?"
@@ -20,7 +20,7 @@ public enum EscapeCommand: Sendable, Hashable, CaseIterable {
     }
 
     /// One line of help.
-    public var summary: String {
+    package var summary: String {
         switch self {
         case .quit: "quit (exit 0)"
         case .help: "show this help"
@@ -43,7 +43,7 @@ public enum EscapeCommand: Sendable, Hashable, CaseIterable {
 /// What the keyboard's bytes amount to.
 ///
 /// Threading: a value. Any thread.
-public enum KeyboardAction: Sendable, Hashable {
+package enum KeyboardAction: Sendable, Hashable {
     /// Bytes for the device, as typed.
     case send([UInt8])
     case command(EscapeCommand)
@@ -56,15 +56,15 @@ public enum KeyboardAction: Sendable, Hashable {
 /// reads (a terminal delivers one key per read).
 ///
 /// Threading: a value, owned by one thread.
-public struct KeyboardDecoder: Sendable {
-    public let escape: EscapeKey
+package struct KeyboardDecoder: Sendable {
+    package let escape: EscapeKey
     /// The escape key was the last byte seen: the next one is a command.
-    public private(set) var awaitingCommand = false
+    package private(set) var awaitingCommand = false
 
-    public init(escape: EscapeKey) { self.escape = escape }
+    package init(escape: EscapeKey) { self.escape = escape }
 
     /// The actions for `bytes`, runs of bytes for the device joined into one `send`.
-    public mutating func feed(_ bytes: some Sequence<UInt8>) -> [KeyboardAction] {
+    package mutating func feed(_ bytes: some Sequence<UInt8>) -> [KeyboardAction] {
         var actions: [KeyboardAction] = []
         var run: [UInt8] = []
         func emit(_ action: KeyboardAction) {
@@ -93,7 +93,7 @@ public struct KeyboardDecoder: Sendable {
     }
 
     /// The help: every key, one per line.
-    public var help: [String] {
+    package var help: [String] {
         ["\(escape) then:"] + EscapeCommand.allCases.map { "  \($0.key)  \($0.summary)" } + [
             "  \(escape)  send \(escape) itself"
         ]

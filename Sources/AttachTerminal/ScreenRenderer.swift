@@ -5,22 +5,22 @@
 /// CR LF. In text mode a line starts after each LF the device sends.
 ///
 /// Threading: a value, owned by one thread.
-public struct ScreenRenderer: Sendable {
-    public static let hexBytesPerLine = 16
+package struct ScreenRenderer: Sendable {
+    package static let hexBytesPerLine = 16
 
-    public private(set) var hex: Bool
-    public private(set) var timestamps: Bool
+    package private(set) var hex: Bool
+    package private(set) var timestamps: Bool
     /// Nothing has been shown on the current line yet.
-    public private(set) var atLineStart = true
+    package private(set) var atLineStart = true
     private var hexColumn = 0
 
-    public init(hex: Bool = false, timestamps: Bool = false) {
+    package init(hex: Bool = false, timestamps: Bool = false) {
         self.hex = hex
         self.timestamps = timestamps
     }
 
     /// What to write for the device's `bytes`, which arrived at `time`.
-    public mutating func render(_ bytes: [UInt8], at time: WallTime) -> [UInt8] {
+    package mutating func render(_ bytes: [UInt8], at time: WallTime) -> [UInt8] {
         var out: [UInt8] = []
         out.reserveCapacity(bytes.count * (hex ? 3 : 1) + 16)
         for byte in bytes {
@@ -43,16 +43,16 @@ public struct ScreenRenderer: Sendable {
 
     /// Switches the hexadecimal view; returns what ends the line in progress, so that the new
     /// view starts on a line of its own.
-    public mutating func setHex(_ on: Bool) -> [UInt8] {
+    package mutating func setHex(_ on: Bool) -> [UInt8] {
         let ending = atLineStart ? [] : endLine()
         hex = on
         return ending
     }
 
-    public mutating func setTimestamps(_ on: Bool) { timestamps = on }
+    package mutating func setTimestamps(_ on: Bool) { timestamps = on }
 
     /// Ends the line in progress (before a message of the program's own); empty at a line start.
-    public mutating func breakLine() -> [UInt8] { atLineStart ? [] : endLine() }
+    package mutating func breakLine() -> [UInt8] { atLineStart ? [] : endLine() }
 
     private mutating func endLine() -> [UInt8] {
         atLineStart = true

@@ -6,8 +6,8 @@
 /// line is always one line of text whatever the device sends.
 ///
 /// Threading: a value, owned by one thread.
-public struct SessionLogLines: Sendable {
-    public enum Direction: Sendable, Hashable {
+package struct SessionLogLines: Sendable {
+    package enum Direction: Sendable, Hashable {
         case toDevice, fromDevice
 
         var marker: String { self == .toDevice ? ">" : "<" }
@@ -25,10 +25,10 @@ public struct SessionLogLines: Sendable {
     private var sent = Partial()
     private var received = Partial()
 
-    public init() {}
+    package init() {}
 
     /// The lines that `bytes` completed.
-    public mutating func add(_ bytes: [UInt8], _ direction: Direction, at time: WallTime) -> [String] {
+    package mutating func add(_ bytes: [UInt8], _ direction: Direction, at time: WallTime) -> [String] {
         var partial = direction == .toDevice ? sent : received
         var lines: [String] = []
         for byte in bytes {
@@ -49,7 +49,7 @@ public struct SessionLogLines: Sendable {
     }
 
     /// The unfinished lines, both ways (at the end of the session or of the log).
-    public mutating func flush() -> [String] {
+    package mutating func flush() -> [String] {
         var lines: [String] = []
         if sent.started != nil { lines.append(Self.line(sent, .toDevice)) }
         if received.started != nil { lines.append(Self.line(received, .fromDevice)) }

@@ -1,14 +1,14 @@
 /// Bytes each way and how long the session has lasted, for the `s` key and the end of a session.
 ///
 /// Threading: a value, owned by one thread.
-public struct SessionStatistics: Sendable, Hashable {
-    public var bytesSent = 0
-    public var bytesReceived = 0
+package struct SessionStatistics: Sendable, Hashable {
+    package var bytesSent = 0
+    package var bytesReceived = 0
 
-    public init() {}
+    package init() {}
 
     /// `sent 12 bytes, received 1,024 bytes in 0:01:02.3`.
-    public func summary(elapsed: Duration) -> String {
+    package func summary(elapsed: Duration) -> String {
         "sent \(Self.count(bytesSent)), received \(Self.count(bytesReceived)) in \(Self.clock(elapsed))"
     }
 

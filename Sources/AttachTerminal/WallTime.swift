@@ -1,16 +1,16 @@
 /// A moment of the local wall clock, to the millisecond, as the terminal shows it.
 ///
 /// Threading: a value. Any thread.
-public struct WallTime: Sendable, Hashable {
-    public var year: Int
-    public var month: Int
-    public var day: Int
-    public var hour: Int
-    public var minute: Int
-    public var second: Int
-    public var millisecond: Int
+package struct WallTime: Sendable, Hashable {
+    package var year: Int
+    package var month: Int
+    package var day: Int
+    package var hour: Int
+    package var minute: Int
+    package var second: Int
+    package var millisecond: Int
 
-    public init(year: Int, month: Int, day: Int, hour: Int, minute: Int, second: Int, millisecond: Int) {
+    package init(year: Int, month: Int, day: Int, hour: Int, minute: Int, second: Int, millisecond: Int) {
         self.year = year
         self.month = month
         self.day = day
@@ -21,12 +21,12 @@ public struct WallTime: Sendable, Hashable {
     }
 
     /// `13:20:01.042`: what starts each line on the screen with timestamps on.
-    public var timeOfDay: String {
+    package var timeOfDay: String {
         Self.pad(hour, 2) + ":" + Self.pad(minute, 2) + ":" + Self.pad(second, 2) + "." + Self.pad(millisecond, 3)
     }
 
     /// `2026-11-25 13:20:01.042`: what starts each line of a session log.
-    public var dateAndTime: String {
+    package var dateAndTime: String {
         Self.pad(year, 4) + "-" + Self.pad(month, 2) + "-" + Self.pad(day, 2) + " " + timeOfDay
     }
 

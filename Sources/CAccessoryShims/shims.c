@@ -7,6 +7,7 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <sys/ioctl.h>
 #include <asm/termbits.h>
 #include <asm/ioctls.h>
@@ -140,6 +141,12 @@ const int CAS_TIOCM_RI = TIOCM_RI;
 
 // MARK: - ptys
 
+int cas_ptsname(int fd, char *name, size_t namelen) {
+    int rc = ptsname_r(fd, name, namelen);
+    if (rc != 0) { errno = rc; return -1; }
+    return 0;
+}
+
 int cas_openpt(int flags, char *name, size_t namelen) {
     int fd = posix_openpt(flags);
     if (fd < 0) return -1;
@@ -213,6 +220,64 @@ int cas_so_error(int fd, int *error) {
 
 int cas_set_int_sockopt(int fd, int level, int name, int value) {
     return setsockopt(fd, level, name, &value, sizeof(value));
+}
+
+ssize_t cas_sendto_unix_with_fds(int fd, const void *buf, size_t len, const char *path, int abstract,
+                                 const int *fds, int nfds) {
+    if (nfds < 1 || nfds > 16) { errno = EINVAL; return -1; }
+    struct sockaddr_un addr; socklen_t alen;
+    if (make_unix_addr(&addr, &alen, path, abstract) != 0) return -1;
+    struct iovec iov = { .iov_base = (void *)buf, .iov_len = len };
+    union { struct cmsghdr align; char bytes[CMSG_SPACE(sizeof(int) * 16)]; } control;
+    memset(&control, 0, sizeof(control));
+    struct msghdr msg = { 0 };
+    msg.msg_name = &addr;
+    msg.msg_namelen = alen;
+    msg.msg_iov = &iov;
+    msg.msg_iovlen = 1;
+    msg.msg_control = control.bytes;
+    msg.msg_controllen = CMSG_SPACE(sizeof(int) * (size_t)nfds);
+    struct cmsghdr *c = CMSG_FIRSTHDR(&msg);
+    c->cmsg_level = SOL_SOCKET;
+    c->cmsg_type = SCM_RIGHTS;
+    c->cmsg_len = CMSG_LEN(sizeof(int) * (size_t)nfds);
+    memcpy(CMSG_DATA(c), fds, sizeof(int) * (size_t)nfds);
+    return sendmsg(fd, &msg, MSG_NOSIGNAL);
+}
+
+ssize_t cas_recv_with_fds(int fd, void *buf, size_t len, int *fds, int max_fds, int *nfds, pid_t *pid, uid_t *uid) {
+    struct iovec iov = { .iov_base = buf, .iov_len = len };
+    union {
+        struct cmsghdr align;
+        char bytes[CMSG_SPACE(sizeof(int) * 253) + CMSG_SPACE(sizeof(struct ucred))];
+    } control;
+    struct msghdr msg = { 0 };
+    msg.msg_iov = &iov;
+    msg.msg_iovlen = 1;
+    msg.msg_control = control.bytes;
+    msg.msg_controllen = sizeof(control.bytes);
+    *nfds = 0;
+    *pid = -1;
+    *uid = (uid_t)-1;
+    ssize_t n = recvmsg(fd, &msg, MSG_CMSG_CLOEXEC);
+    if (n < 0) return n;
+    for (struct cmsghdr *c = CMSG_FIRSTHDR(&msg); c != NULL; c = CMSG_NXTHDR(&msg, c)) {
+        if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_CREDENTIALS
+            && c->cmsg_len == CMSG_LEN(sizeof(struct ucred))) {
+            struct ucred cred;
+            memcpy(&cred, CMSG_DATA(c), sizeof(cred));
+            *pid = cred.pid;
+            *uid = cred.uid;
+            continue;
+        }
+        if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS) continue;
+        size_t count = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+        int *passed = (int *)CMSG_DATA(c);
+        for (size_t i = 0; i < count; i++) {
+            if (*nfds < max_fds) fds[(*nfds)++] = passed[i]; else close(passed[i]);
+        }
+    }
+    return n;
 }
 
 ssize_t cas_send_nosignal(int fd, const void *buf, size_t len) {

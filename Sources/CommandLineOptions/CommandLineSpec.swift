@@ -11,12 +11,12 @@
 ///   one suggested) and any argument that is not an option are errors.
 ///
 /// A value. Any thread.
-public struct CommandLineSpec: Sendable {
-    public let program: String
-    public let abstract: String
-    public let discussion: String
-    public let version: String
-    public let options: [OptionSpec]
+package struct CommandLineSpec: Sendable {
+    package let program: String
+    package let abstract: String
+    package let discussion: String
+    package let version: String
+    package let options: [OptionSpec]
 
     /// The options every program has, in the order help lists them.
     static let builtIn: [OptionSpec] = [
@@ -36,7 +36,7 @@ public struct CommandLineSpec: Sendable {
 
     /// `options` must have distinct names, none of them a built-in one (checked: a programming
     /// error, found by the first run).
-    public init(program: String, abstract: String, discussion: String = "", version: String, options: [OptionSpec]) {
+    package init(program: String, abstract: String, discussion: String = "", version: String, options: [OptionSpec]) {
         let names = (options + Self.builtIn).map(\.name)
         precondition(Set(names).count == names.count, "\(program): an option name is used twice: \(names)")
         self.program = program
@@ -47,7 +47,7 @@ public struct CommandLineSpec: Sendable {
     }
 
     /// What the arguments (without the program's name) ask for.
-    public func parse(_ arguments: [String]) throws(CommandLineError) -> ParsedCommandLine {
+    package func parse(_ arguments: [String]) throws(CommandLineError) -> ParsedCommandLine {
         if arguments.contains(where: { $0 == "-h" || $0 == "--help" }) { return .help }
         if arguments.contains("--version") { return .version }
         var values = OptionValues()
@@ -118,7 +118,7 @@ public struct CommandLineSpec: Sendable {
 }
 
 /// What a command line asks the program to do. A value. Any thread.
-public enum ParsedCommandLine: Equatable, Sendable {
+package enum ParsedCommandLine: Equatable, Sendable {
     /// Run with these options.
     case run(OptionValues)
     /// Print `helpText` and exit 0.
@@ -130,24 +130,24 @@ public enum ParsedCommandLine: Equatable, Sendable {
 }
 
 /// The options given. A value. Any thread.
-public struct OptionValues: Equatable, Sendable {
+package struct OptionValues: Equatable, Sendable {
     var flags: Set<String> = []
     var values: [String: String] = [:]
 
-    public init() {}
+    package init() {}
 
     /// Whether the flag `--name` was given.
-    public func isSet(_ name: String) -> Bool { flags.contains(name) }
+    package func isSet(_ name: String) -> Bool { flags.contains(name) }
 
     /// The value of `--name`, if it was given.
-    public func value(_ name: String) -> String? { values[name] }
+    package func value(_ name: String) -> String? { values[name] }
 }
 
 /// A command line the program cannot run with; `description` says why, for a person.
 /// A value. Any thread.
-public struct CommandLineError: Error, Equatable, Sendable, CustomStringConvertible {
-    public let description: String
-    public init(_ description: String) { self.description = description }
+package struct CommandLineError: Error, Equatable, Sendable, CustomStringConvertible {
+    package let description: String
+    package init(_ description: String) { self.description = description }
 }
 
 /// Levenshtein distance, for the "did you mean" suggestion.

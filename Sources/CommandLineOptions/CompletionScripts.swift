@@ -1,7 +1,7 @@
 extension CommandLineSpec {
     /// A completion script for `shell`: every option (hidden ones too), and for an option's value
     /// files, folders or its words. Bash's has no `#!` line: it is sourced, not run.
-    public func completionScript(for shell: Shell) -> String {
+    package func completionScript(for shell: Shell) -> String {
         switch shell {
         case .bash: bashScript
         case .zsh: zshScript

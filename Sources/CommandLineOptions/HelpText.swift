@@ -1,12 +1,12 @@
 extension CommandLineSpec {
     /// One line: `USAGE: program [--a <a>] [--b]`.
-    public var usage: String {
+    package var usage: String {
         "USAGE: " + ([program] + options.filter { !$0.hidden }.map { "[\($0.synopsis)]" }).joined(separator: " ")
     }
 
     /// What `--help` prints, laid out as swift-argument-parser's programs do (80 columns, the
     /// options' help in a column from 27 on).
-    public var helpText: String {
+    package var helpText: String {
         var lines = wrap("OVERVIEW: " + abstract, width: 80, indent: "")
         if !discussion.isEmpty {
             lines.append("")

@@ -1,20 +1,20 @@
 /// One long option: a flag (`--name`) or an option with one value (`--name <value>`).
 /// A value. Any thread.
-public struct OptionSpec: Sendable, Equatable {
+package struct OptionSpec: Sendable, Equatable {
     /// Without the leading `--`.
-    public let name: String
+    package let name: String
     /// A one-letter alias (`-h`), only for the built-in help.
     let short: Character?
     /// What help shows in `<…>`; nil for a flag.
-    public let valueName: String?
+    package let valueName: String?
     /// What a shell completes for the value.
-    public let completion: ValueCompletion
-    public let help: String
+    package let completion: ValueCompletion
+    package let help: String
     /// Left out of help (still parsed, still in the completion scripts).
     let hidden: Bool
 
     /// A flag: `--name`.
-    public static func flag(_ name: String, help: String) -> OptionSpec {
+    package static func flag(_ name: String, help: String) -> OptionSpec {
         OptionSpec(name: name, short: nil, valueName: nil, completion: .none, help: help, hidden: false)
     }
 
@@ -23,7 +23,7 @@ public struct OptionSpec: Sendable, Equatable {
     }
 
     /// An option with a value: `--name <valueName>` or `--name=<valueName>`.
-    public static func value(
+    package static func value(
         _ name: String,
         _ valueName: String,
         completion: ValueCompletion = .none,
@@ -41,7 +41,7 @@ public struct OptionSpec: Sendable, Equatable {
 }
 
 /// What a shell offers for an option's value. A value. Any thread.
-public enum ValueCompletion: Sendable, Equatable {
+package enum ValueCompletion: Sendable, Equatable {
     case none
     case file
     case directory
@@ -49,6 +49,6 @@ public enum ValueCompletion: Sendable, Equatable {
 }
 
 /// A shell `--generate-completion-script` writes for. A value. Any thread.
-public enum Shell: String, Sendable, CaseIterable {
+package enum Shell: String, Sendable, CaseIterable {
     case bash, zsh, fish
 }

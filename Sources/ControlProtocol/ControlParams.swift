@@ -1,3 +1,5 @@
+import JSONCodec
+
 /// One step of a `control` sequence: set the lines it names, then hold them `ms` milliseconds
 /// before the next step. `{dtr?, rts?, ms}` on the wire; `true` asserts a line (on), `false`
 /// de-asserts it.

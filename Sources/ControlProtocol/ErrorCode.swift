@@ -1,3 +1,5 @@
+import JSONCodec
+
 /// The error codes of the control protocol (docs/protocol.md, "Errors"): JSON-RPC's own, and the domain's.
 ///
 /// Threading: a value. Any thread.

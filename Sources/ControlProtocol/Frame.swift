@@ -1,9 +1,11 @@
+import JSONCodec
+
 /// One frame (a message with the accessory's framing removed) as results and `device.data`
 /// carry it: `{"data_base64":…}` always, plus `"data"` (text) when the bytes are valid UTF-8.
 ///
 /// Threading: a value. Any thread.
-public struct Frame: Sendable, Hashable, JSONEncodable {
-    public var bytes: [UInt8]
+package struct Frame: Sendable, Hashable, JSONEncodable {
+    package var bytes: [UInt8]
 
     package init(_ bytes: [UInt8]) { self.bytes = bytes }
 
@@ -11,11 +13,11 @@ public struct Frame: Sendable, Hashable, JSONEncodable {
     package init(text: String) { self.bytes = Array(text.utf8) }
 
     /// The bytes as text, if they are valid UTF-8.
-    public var text: String? {
+    package var text: String? {
         UTF8Validation.isValid(bytes) ? String(decoding: bytes, as: UTF8.self) : nil
     }
 
-    public func encodeJSON(into buffer: inout [UInt8]) {
+    package func encodeJSON(into buffer: inout [UInt8]) {
         Frame.encode(bytes, into: &buffer)
     }
 

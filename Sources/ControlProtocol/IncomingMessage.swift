@@ -1,3 +1,5 @@
+import JSONCodec
+
 /// One line a client sent, decoded as JSON-RPC 2.0 says: a single call, or a batch (an array of
 /// calls, each decoded as if it had been sent alone).
 ///

@@ -1,3 +1,5 @@
+import JSONCodec
+
 extension Method {
     /// Decodes a method call from its name and params (`nil` when the request had none).
     ///

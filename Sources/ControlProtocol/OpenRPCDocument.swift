@@ -1,3 +1,5 @@
+import JSONCodec
+
 /// The protocol's OpenRPC description (docs/accessoryd.openrpc.json), the result of
 /// `rpc.discover`. Embedded at build time: scripts/embed-openrpc.py writes the document's
 /// compact JSON into `OpenRPCDocument+Text.swift`, and the tests fail while the two differ.

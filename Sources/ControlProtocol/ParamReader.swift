@@ -1,3 +1,5 @@
+import JSONCodec
+
 /// Reads one method's params object with invalid-params errors a person understands, such as
 /// `params.timeout_ms must be a positive integer (got "abc")`.
 ///

@@ -1,3 +1,5 @@
+import JSONCodec
+
 extension Request {
     /// The members a request object may have.
     static let members = ["jsonrpc", "id", "method", "params"]

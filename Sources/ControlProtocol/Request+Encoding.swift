@@ -1,3 +1,5 @@
+import JSONCodec
+
 extension Request {
     /// Appends the request line `{"jsonrpc":"2.0","id":…,"method":…,"params":{…}}\n` (client
     /// side). `params` is omitted for methods that take none.

@@ -1,3 +1,5 @@
+import JSONCodec
+
 /// The common requests, `transact` and `write`, decoded in one pass over the line, without the
 /// general decoder's tree of ``JSONValue``s.
 ///

@@ -1,3 +1,5 @@
+import JSONCodec
+
 /// A JSON-RPC request id: an integer that fits `Int64`, or a string.
 ///
 /// Floats, booleans, arrays, objects and `null` are not accepted as ids by this daemon.

@@ -1,3 +1,5 @@
+import JSONCodec
+
 /// Writes the daemon's outgoing lines: responses and notifications, each one line ending in
 /// `\n`, appended to a caller's (reused) buffer. The hot path: no intermediate `String`s.
 ///

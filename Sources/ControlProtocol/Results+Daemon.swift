@@ -1,3 +1,5 @@
+import JSONCodec
+
 /// The result of `daemon.status`:
 /// `{version, pid, uptime_s, clients, clients_accepted, clients_rejected, requests_decoded,
 /// decode_errors, input_deferrals, clients_timed_out, clients_accepted_in_reserve, batches_refused,

@@ -1,3 +1,5 @@
+import JSONCodec
+
 /// The result of `device.status`: one accessory's state, identity, settings, modem lines,
 /// counters, trace file and views,
 /// `{name, state, reason, resync?, transport, path?, identity, settings, queue_depth, locked,

@@ -1,3 +1,5 @@
+import JSONCodec
+
 /// A network listener in `device.status`:
 /// `{listen, protocol, settings, error?, counters, connections}`; `error` (and no connections)
 /// when it could not listen.

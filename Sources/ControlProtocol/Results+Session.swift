@@ -1,3 +1,5 @@
+import JSONCodec
+
 /// The result of `lock`: `{"locked":true,"device":…,"lease_ms":…}`.
 ///
 /// Threading: a value. Any thread.

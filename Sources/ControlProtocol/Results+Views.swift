@@ -1,3 +1,5 @@
+import JSONCodec
+
 extension DeviceStatusResult {
     /// One of the accessory's pty views in `device.status`: the view, or one that could not be
     /// made (`{path, error}`).

@@ -1,20 +1,22 @@
+import JSONCodec
+
 /// The result of `transact`: `{"frames":[…],"elapsed_ms":…}`.
 ///
 /// Threading: a value. Any thread.
-public struct TransactResult: Sendable, Hashable, JSONEncodable {
+package struct TransactResult: Sendable, Hashable, JSONEncodable {
     /// The response frames: one, or up to and including the one matching `until`.
-    public var frames: [Frame]
-    public var elapsedMs: Int64
+    package var frames: [Frame]
+    package var elapsedMs: Int64
 
     package init(frames: [Frame], elapsedMs: Int64) {
         self.frames = frames
         self.elapsedMs = elapsedMs
     }
 
-    public var encodedSizeBound: Int? { framesMaxEncodedCount(frames) + 40 }
+    package var encodedSizeBound: Int? { framesMaxEncodedCount(frames) + 40 }
 
-    public func encodeJSON(into buffer: inout [UInt8]) { write(to: &buffer) }
-    public func encodeJSON(into writer: inout JSONWriter) { write(to: &writer) }
+    package func encodeJSON(into buffer: inout [UInt8]) { write(to: &buffer) }
+    package func encodeJSON(into writer: inout JSONWriter) { write(to: &writer) }
 
     private func write(to sink: inout some JSONSink) {
         sink.append("{\"frames\":")
@@ -33,15 +35,15 @@ public struct TransactResult: Sendable, Hashable, JSONEncodable {
 /// The result of `read`: `{"frames":[…]}`.
 ///
 /// Threading: a value. Any thread.
-public struct ReadResult: Sendable, Hashable, JSONEncodable {
-    public var frames: [Frame]
+package struct ReadResult: Sendable, Hashable, JSONEncodable {
+    package var frames: [Frame]
 
     package init(frames: [Frame]) { self.frames = frames }
 
-    public var encodedSizeBound: Int? { framesMaxEncodedCount(frames) + 16 }
+    package var encodedSizeBound: Int? { framesMaxEncodedCount(frames) + 16 }
 
-    public func encodeJSON(into buffer: inout [UInt8]) { write(to: &buffer) }
-    public func encodeJSON(into writer: inout JSONWriter) { write(to: &writer) }
+    package func encodeJSON(into buffer: inout [UInt8]) { write(to: &buffer) }
+    package func encodeJSON(into writer: inout JSONWriter) { write(to: &writer) }
 
     private func write(to sink: inout some JSONSink) {
         sink.append("{\"frames\":")
@@ -57,12 +59,12 @@ public struct ReadResult: Sendable, Hashable, JSONEncodable {
 /// The result of `write`: `{"written":…}` (bytes written, framing included).
 ///
 /// Threading: a value. Any thread.
-public struct WriteResult: Sendable, Hashable, JSONEncodable {
-    public var written: Int64
+package struct WriteResult: Sendable, Hashable, JSONEncodable {
+    package var written: Int64
 
     package init(written: Int64) { self.written = written }
 
-    public func encodeJSON(into buffer: inout [UInt8]) {
+    package func encodeJSON(into buffer: inout [UInt8]) {
         JSONOutput.appendLiteral("{\"written\":", to: &buffer)
         JSONOutput.appendInteger(written, to: &buffer)
         buffer.append(UInt8(ascii: "}"))
@@ -77,12 +79,12 @@ public struct WriteResult: Sendable, Hashable, JSONEncodable {
 /// or was never seen.
 ///
 /// Threading: a value. Any thread.
-public struct CancelResult: Sendable, Hashable, JSONEncodable {
-    public var cancelled: Bool
+package struct CancelResult: Sendable, Hashable, JSONEncodable {
+    package var cancelled: Bool
 
     package init(cancelled: Bool) { self.cancelled = cancelled }
 
-    public func encodeJSON(into buffer: inout [UInt8]) {
+    package func encodeJSON(into buffer: inout [UInt8]) {
         JSONOutput.appendLiteral(cancelled ? "{\"cancelled\":true}" : "{\"cancelled\":false}", to: &buffer)
     }
 
@@ -97,14 +99,14 @@ public struct CancelResult: Sendable, Hashable, JSONEncodable {
 /// One row of `devices.list`: `{name, state, transport, path, queue_depth}`.
 ///
 /// Threading: a value. Any thread.
-public struct DeviceSummary: Sendable, Hashable, JSONEncodable {
-    public var name: String
-    public var state: DeviceState
+package struct DeviceSummary: Sendable, Hashable, JSONEncodable {
+    package var name: String
+    package var state: DeviceState
     /// `serial`, `rfcomm` or `simulated`.
-    public var transport: String
+    package var transport: String
     /// The device node in use or configured; `null` when none is known (e.g. an unmatched udev identity).
-    public var path: String?
-    public var queueDepth: Int64
+    package var path: String?
+    package var queueDepth: Int64
 
     package init(name: String, state: DeviceState, transport: String, path: String?, queueDepth: Int64) {
         self.name = name
@@ -114,7 +116,7 @@ public struct DeviceSummary: Sendable, Hashable, JSONEncodable {
         self.queueDepth = queueDepth
     }
 
-    public func encodeJSON(into buffer: inout [UInt8]) {
+    package func encodeJSON(into buffer: inout [UInt8]) {
         JSONOutput.appendLiteral("{\"name\":", to: &buffer)
         JSONOutput.appendString(name, to: &buffer)
         JSONOutput.appendLiteral(",\"state\":", to: &buffer)

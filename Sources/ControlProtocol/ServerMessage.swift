@@ -1,21 +1,23 @@
+import JSONCodec
+
 /// Why a line from the daemon could not be understood (client side).
 ///
 /// Threading: a value. Any thread.
-public struct MessageDecodingError: Error, Sendable, Hashable, CustomStringConvertible {
-    public var message: String
+package struct MessageDecodingError: Error, Sendable, Hashable, CustomStringConvertible {
+    package var message: String
 
     package init(_ message: String) { self.message = message }
 
-    public var description: String { message }
+    package var description: String { message }
 }
 
 /// A response to one request (client side): its id (`nil` when the daemon could not read the
 /// request's id) and either a result or an error.
 ///
 /// Threading: a value. Any thread.
-public struct Response: Sendable, Hashable {
-    public var id: RequestID?
-    public var outcome: Result<JSONValue, RPCError>
+package struct Response: Sendable, Hashable {
+    package var id: RequestID?
+    package var outcome: Result<JSONValue, RPCError>
 
     package init(id: RequestID?, outcome: Result<JSONValue, RPCError>) {
         self.id = id
@@ -23,13 +25,13 @@ public struct Response: Sendable, Hashable {
     }
 
     /// The result, if the request succeeded.
-    public var result: JSONValue? {
+    package var result: JSONValue? {
         if case .success(let value) = outcome { return value }
         return nil
     }
 
     /// The error, if it failed.
-    public var error: RPCError? {
+    package var error: RPCError? {
         if case .failure(let error) = outcome { return error }
         return nil
     }
@@ -80,7 +82,7 @@ package struct NotificationMessage: Sendable, Hashable {
 /// A typed notification.
 ///
 /// Threading: a value. Any thread.
-public enum DeviceEvent: Sendable, Hashable {
+package enum DeviceEvent: Sendable, Hashable {
     /// A frame no request claimed (or matching `unsolicited`).
     case data(device: String, frame: Frame)
     /// The accessory changed state.

@@ -1,3 +1,5 @@
+import JSONCodec
+
 /// Bytes that went to or came from an accessory, as `device.traffic` notifications and trace
 /// files carry them: when (wall clock, microseconds), which way, and for bytes sent, which
 /// client's request caused them.
@@ -8,11 +10,11 @@
 /// only on `tx` (a raw `attach` session's bytes carry the `attach` request's id).
 ///
 /// Threading: a value. Any thread.
-public struct TrafficRecord: Sendable, Hashable {
+package struct TrafficRecord: Sendable, Hashable {
     /// `rx`: from the device; `tx`: to the device.
     ///
     /// Threading: a value. Any thread.
-    public enum Direction: String, Sendable, Hashable, CaseIterable {
+    package enum Direction: String, Sendable, Hashable, CaseIterable {
         case rx
         case tx
     }

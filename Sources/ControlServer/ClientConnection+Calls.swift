@@ -1,4 +1,5 @@
 import ControlProtocol
+import JSONCodec
 
 /// The JSON-RPC calls that are not one plain request: refusals, notifications, `rpc.discover`
 /// and batches. A plain request takes the shorter way in `processLine`.
@@ -162,7 +163,7 @@ extension ClientConnection {
             }
         }
         for call in actions {
-            guard phase == .open, isOpen else { return }
+            guard state.current.isOpen else { return }
             if case .request(let request) = call {
                 // Counted as decoded; owed through the batch, not one by one.
                 server.counters.requestsDecoded.increment()

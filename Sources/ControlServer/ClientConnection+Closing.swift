@@ -5,8 +5,8 @@ extension ClientConnection {
     /// (server shutdown). Control loop only.
     func drain(_ reason: CloseReason) {
         loop.assertInLoop()
-        guard phase == .open else { return }
-        phase = .draining(reason)
+        guard state.move(to: .draining) != nil else { return }
+        closingReason = reason
         updateInterest()
         closeIfIdle()
     }
@@ -15,10 +15,10 @@ extension ClientConnection {
     /// after the linger timeout, for a client that does not read). Control loop only.
     func closeAfterFlushing(_ reason: CloseReason) {
         loop.assertInLoop()
-        guard phase != .closed else { return }
-        accepting.store(false, ordering: .releasing)
+        // Flushing already: only the linger timer starts again.
+        guard state.current == .flushing || state.move(to: .flushing) != nil else { return }
         if closeReason == nil { closeReason = reason }
-        phase = .draining(reason)
+        closingReason = reason
         lingerTimer?.cancel()
         lingerTimer = server.scheduler.scheduleTimer(after: server.limits.lingerTimeout) { [weak self] in
             self?.close(reason)
@@ -31,10 +31,8 @@ extension ClientConnection {
     /// handler call (use ``closeSoon(_:)`` there).
     func close(_ reason: CloseReason) {
         loop.assertInLoop()
-        guard phase != .closed else { return }
+        guard state.move(to: .closed) != nil else { return }
         if closeReason == nil { closeReason = reason }
-        phase = .closed
-        accepting.store(false, ordering: .releasing)
         lingerTimer?.cancel()
         lingerTimer = nil
         firstRequestTimer?.cancel()
@@ -49,6 +47,7 @@ extension ClientConnection {
         source?.cancel()
         source = nil
         lineBuffer.reset()
+        rawSink = nil
         server.connectionClosed(self)
     }
 }

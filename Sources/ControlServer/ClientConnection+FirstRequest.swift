@@ -25,7 +25,7 @@ extension ClientConnection {
     private func firstRequestTimedOut(_ timeout: Duration) {
         loop.assertInLoop()
         firstRequestTimer = nil
-        guard phase != .closed else { return }
+        guard state.current != .closed else { return }
         server.counters.disconnectedIdle.increment()
         close(.noRequest(timeout: timeout))
     }

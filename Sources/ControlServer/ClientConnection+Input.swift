@@ -22,17 +22,17 @@ extension ClientConnection {
             return
         }
         if events.contains(.readable) { readInput() }
-        if events.contains(.writable), phase != .closed { flushFromEvent() }
+        if events.contains(.writable), state.current != .closed { flushFromEvent() }
     }
 
     private func readInput() {
         guard let fd = source?.fd else { return }
         let buffer = server.readBuffer
         for _ in 0..<Self.readsPerEvent {
-            guard wantsInput, isOpen else { return }
+            guard wantsInput else { return }
             // Raw bytes are only copied on (their back-pressure bounds them); request bytes are
             // parsed, and share the turn's budget with every other client.
-            let raw = inputMode.isRaw
+            let raw = state.current == .raw
             let size = raw ? buffer.count : min(buffer.count, server.inputBudget.allowance(in: loop, for: &inputShare))
             if size == 0 {
                 // Readable still: the next turn reports it again, after the loop's other events.
@@ -56,7 +56,7 @@ extension ClientConnection {
             case .processed(let n):
                 if !raw { server.inputBudget.spend(n, by: &inputShare) }
                 let bytes = UnsafeBufferPointer(start: buffer.baseAddress, count: n)
-                if case .raw(let sink) = inputMode {
+                if raw, let sink = rawSink {
                     sink(Array(bytes))
                 } else if !consumeRequestBytes(bytes) {
                     return
@@ -80,7 +80,7 @@ extension ClientConnection {
             lineTooLong()
             return false
         case .stopped(let unusedFrom):
-            if inputMode.isAwaitingRaw { bytesAfterAttach = Array(bytes[unusedFrom...]) }
+            if state.current == .awaitingAttach { bytesAfterAttach = Array(bytes[unusedFrom...]) }
             return false
         }
     }
@@ -94,7 +94,7 @@ extension ClientConnection {
     /// notifications and `rpc.discover`: ``handle(_:)``). Returns whether to go on with the next
     /// line.
     private func processLine(_ line: UnsafeBufferPointer<UInt8>) -> Bool {
-        guard phase == .open, isOpen else { return false }
+        guard state.current.isOpen else { return false }
         firstRequestCompleted()
         switch IncomingMessage.decode(line) {
         case .single(.request(let request)):
@@ -104,12 +104,13 @@ extension ClientConnection {
         case .batch(let calls):
             handle(batch: calls)
         }
-        return phase == .open && isOpen && inputMode.isRequests
+        return state.current == .requests
     }
 
     /// The client shut down its sending side: answer what it asked, then close.
     private func inputEnded() {
-        phase = .draining(.peerClosed)
+        guard state.move(to: .draining) != nil else { return }
+        closingReason = .peerClosed
         lineBuffer.reset()
         updateInterest()
         closeIfIdle()
@@ -125,9 +126,9 @@ extension ClientConnection {
         let error = RPCError(.invalidRequest, "request line longer than \(limit) bytes; closing the connection")
         ResponseEncoder.failure(id: nil, error: error, into: &reply)
         // The senders stop; only the final line goes out.
-        accepting.store(false, ordering: .releasing)
+        guard state.move(to: .flushing) != nil else { return }
         closeReason = reason
-        phase = .draining(reason)
+        closingReason = reason
         queuedBytes.wrappingAdd(reply.count, ordering: .relaxed)
         output.withLock { $0.queue.append(reply) }
         lingerTimer = server.scheduler.scheduleTimer(after: server.limits.lingerTimeout) { [weak self] in
@@ -136,10 +137,12 @@ extension ClientConnection {
         flushFromEvent()
     }
 
-    /// Whether the client's bytes are read now: open, not held back by its own unread output or
-    /// by a raw device's back-pressure, and not waiting for an `attach`'s answer. Control loop only.
+    /// Whether the client's bytes are read now: reading requests or raw bytes (not waiting for
+    /// an `attach`'s answer, nor draining or closing), and not held back by its own unread output
+    /// or by a raw device's back-pressure. Control loop only.
     var wantsInput: Bool {
-        phase == .open && !readPaused && !rawInputPaused && !inputMode.isAwaitingRaw
+        let state = state.current
+        return (state == .requests || state == .raw) && !readPaused && !rawInputPaused
     }
 
     /// Pauses reading while too much output is queued, and asks for writability while anything

@@ -28,9 +28,14 @@ extension ClientConnection {
     /// Writes `line` on the calling thread if nothing is queued or on its way to the loop, the
     /// connection is open, and the socket takes it; otherwise reserves its place in the order of
     /// lines (``ConnectionOutput/linesInFlight``) for the hand-over. Any thread but the loop's.
+    ///
+    /// Only an open connection is written here: draining and closing are decided on the control
+    /// loop, which must then see every line go by. The state is read inside the lock, and the loop
+    /// takes the lock after each of its moves before it decides anything (``closeIfIdle()``,
+    /// ``flushFromEvent()``), so no line written here slips past such a decision.
     private func writeThrough(_ line: [UInt8], isResponse: Bool) -> WriteThroughOutcome {
         output.withLock { o in
-            guard o.writeThroughAllowed, o.linesInFlight == 0, o.queue.isEmpty, o.fd != nil else {
+            guard state.current.isOpen, o.linesInFlight == 0, o.queue.isEmpty, o.fd != nil else {
                 o.linesInFlight += 1
                 return .handOver
             }
@@ -52,7 +57,7 @@ extension ClientConnection {
     /// Control loop only.
     func enqueue(_ line: [UInt8], isResponse: Bool, handedOver: Bool) {
         loop.assertInLoop()
-        let open = phase != .closed && isOpen
+        let open = state.current.acceptsLines
         // One lock: what is left queued after the write comes out with the outcome.
         let (failure, queued): (CloseReason?, Int) = output.withLock { o in
             if handedOver { o.linesInFlight -= 1 }
@@ -71,7 +76,7 @@ extension ClientConnection {
             return
         }
         updateInterest(queued: queued)
-        if case .draining = phase, !idleCheckScheduled {
+        if state.current == .draining, !idleCheckScheduled {
             idleCheckScheduled = true
             loop.perform {
                 self.idleCheckScheduled = false
@@ -104,13 +109,14 @@ extension ClientConnection {
         }
     }
 
-    /// While draining: closes once every reply the client is owed has been written (or at once,
-    /// for a final error line, when the senders are off). Control loop only.
+    /// Draining: closes once every reply the client is owed has been written. Flushing: closes
+    /// once what is queued is written (the senders are off). Control loop only.
     func closeIfIdle() {
         loop.assertInLoop()
-        guard case .draining(let reason) = phase else { return }
+        let state = state.current
+        guard state == .draining || state == .flushing, let reason = closingReason else { return }
         let (empty, owed) = output.withLock { ($0.queue.isEmpty, $0.pendingRequests) }
         guard empty else { return }
-        if owed == 0 || !isOpen { close(reason) }
+        if owed == 0 || state == .flushing { close(reason) }
     }
 }

@@ -11,11 +11,11 @@ extension ClientConnection {
     /// The `attach` succeeded (its response is sent): what the client sends from now on goes to
     /// `input`, on the control loop thread, in order, starting with any bytes that followed the
     /// request line. Any thread.
-    public func beginRawInput(_ input: @escaping @Sendable ([UInt8]) -> Void) {
+    package func beginRawInput(_ input: @escaping @Sendable ([UInt8]) -> Void) {
         loop.perform {
-            guard self.phase != .closed, self.inputMode.isAwaitingRaw else { return }
-            self.inputMode = .raw(input)
-            self.attachPending.store(false, ordering: .releasing)
+            guard self.state.move(to: .raw) != nil else { return }
+            self.awaitedAttach = nil
+            self.rawSink = input
             let early = self.takeBytesAfterAttach()
             if !early.isEmpty { input(early) }
             self.updateInterest()
@@ -24,9 +24,9 @@ extension ClientConnection {
 
     /// Stops or restarts reading raw input: back-pressure from the device the bytes go to.
     /// Any thread.
-    public func pauseRawInput(_ paused: Bool) {
+    package func pauseRawInput(_ paused: Bool) {
         loop.perform {
-            guard self.phase != .closed, self.rawInputPaused != paused else { return }
+            guard self.state.current != .closed, self.rawInputPaused != paused else { return }
             self.rawInputPaused = paused
             self.updateInterest()
         }
@@ -36,8 +36,8 @@ extension ClientConnection {
     /// answered. Control loop only.
     func awaitAttachAnswer(_ id: RequestID) {
         loop.assertInLoop()
-        inputMode = .awaitingRaw(id)
-        attachPending.store(true, ordering: .releasing)
+        guard state.move(to: .awaitingAttach) != nil else { return }
+        awaitedAttach = id
         updateInterest()
     }
 
@@ -45,9 +45,8 @@ extension ClientConnection {
     /// again, starting with the bytes that followed it. Control loop only.
     func attachRefused(_ id: RequestID) {
         loop.assertInLoop()
-        guard phase != .closed, case .awaitingRaw(let attachID) = inputMode, attachID == id else { return }
-        inputMode = .requests
-        attachPending.store(false, ordering: .releasing)
+        guard state.current == .awaitingAttach, awaitedAttach == id, state.move(to: .requests) != nil else { return }
+        awaitedAttach = nil
         let early = takeBytesAfterAttach()
         if !early.isEmpty { consumeRequestBytes(early[...]) }
         updateInterest()

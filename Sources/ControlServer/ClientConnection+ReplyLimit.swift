@@ -41,9 +41,10 @@ extension ClientConnection {
         let before = queuedBytes.wrappingAdd(count, ordering: .relaxed).oldValue
         guard before + count > maxOutboundBytes else { return true }
         queuedBytes.wrappingSubtract(count, ordering: .relaxed)
-        if !overflowed.exchange(true, ordering: .acquiringAndReleasing) {
+        // Only the sender that moves the connection to closing counts and closes it.
+        if state.move(to: .closing) != nil {
             server.counters.disconnectedSlowReader.increment()
-            closeSoon(.slowReader(queuedBytes: before, limit: maxOutboundBytes))
+            loop.perform { self.close(.slowReader(queuedBytes: before, limit: self.maxOutboundBytes)) }
         }
         return false
     }

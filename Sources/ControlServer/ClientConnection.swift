@@ -1,5 +1,6 @@
 import ControlProtocol
 import IOLoop
+import JSONCodec
 import Synchronization
 import SystemCalls
 
@@ -14,11 +15,11 @@ import SystemCalls
 ///
 /// Threading: the senders, ``id``, ``credentials``, ``isOpen`` and ``outboundBytes`` are any
 /// thread; everything else is control loop only.
-public final class ClientConnection: @unchecked Sendable {  // @unchecked: vars are loop-confined or atomic.
+package final class ClientConnection: @unchecked Sendable {  // @unchecked: vars are loop-confined or atomic.
     /// Unique among this server's connections (increasing, never reused). Any thread.
-    public let id: UInt64
+    package let id: UInt64
     /// Who connected (`SO_PEERCRED` at accept). Any thread.
-    public let credentials: ClientCredentials
+    package let credentials: ClientCredentials
 
     let server: ControlServer
     let loop: IOLoop
@@ -26,16 +27,13 @@ public final class ClientConnection: @unchecked Sendable {  // @unchecked: vars 
 
     // MARK: any thread
 
-    /// False once the connection is closing: senders are then no-ops.
-    let accepting = Atomic<Bool>(true)
+    /// Where the connection is in its life (``ConnectionState``, which lists the moves): what its
+    /// bytes are read as, whether senders deliver, how it ends.
+    let state = ConnectionStateWord()
     /// Bytes the connection holds for its client (``ControlServerLimits/maxOutboundBytes``): handed
     /// to senders and not yet written, counting those still in a perform block, plus the answers
     /// held in ``routes`` for batches not yet complete.
     let queuedBytes = Atomic<Int>(0)
-    /// Set once the slow-reader close has been scheduled.
-    let overflowed = Atomic<Bool>(false)
-    /// An `attach` awaits its answer: an error response may be its refusal (``respond(id:error:)``).
-    let attachPending = Atomic<Bool>(false)
     /// The outbound queue, the socket and the requests owed an answer: whoever writes to the
     /// socket (the control loop, or a sender's own thread) does so under this lock.
     let output = Locked(ConnectionOutput())
@@ -46,46 +44,14 @@ public final class ClientConnection: @unchecked Sendable {  // @unchecked: vars 
 
     // MARK: control loop only
 
-    enum Phase: Equatable {
-        /// Reading requests and writing replies.
-        case open
-        /// No more reading; closes with the reason once replies to requests already received are
-        /// written (the client half-closed, or the server is shutting down). A final error line
-        /// (after a too-long request) is this, with ``accepting`` off and a linger timer.
-        case draining(CloseReason)
-        case closed
-    }
+    /// The `attach` request whose answer ``state`` awaits (`awaitingAttach`).
+    var awaitedAttach: RequestID?
+    /// Where the client's bytes go while ``state`` is `raw`: called on the control loop thread,
+    /// in order.
+    var rawSink: (@Sendable ([UInt8]) -> Void)?
+    /// What a draining or flushing connection closes with once its lines are written.
+    var closingReason: CloseReason?
 
-    enum InputMode {
-        /// JSON-RPC request lines.
-        case requests
-        /// The `attach` request with this id was read; nothing more is read until its answer: an
-        /// error (reading requests again) or ``beginRawInput(_:)``.
-        case awaitingRaw(RequestID)
-        /// Every byte read goes to the sink, on the control loop thread, in order.
-        case raw(@Sendable ([UInt8]) -> Void)
-
-        var isRequests: Bool {
-            if case .requests = self { return true }
-            return false
-        }
-
-        var isAwaitingRaw: Bool {
-            if case .awaitingRaw = self { return true }
-            return false
-        }
-
-        var isRaw: Bool {
-            if case .raw = self { return true }
-            return false
-        }
-    }
-
-    var phase = Phase.open {
-        // Only the loop may write once the connection drains or closes: it decides when it is
-        // done, so it must see every line go by.
-        didSet { if phase != .open { output.withLock { $0.writeThroughAllowed = false } } }
-    }
     var source: FDSource?
     var lineBuffer: LineBuffer
     /// Reading paused because too much output is queued (resumed when it drains).
@@ -94,8 +60,6 @@ public final class ClientConnection: @unchecked Sendable {  // @unchecked: vars 
     /// Control loop only.
     var inputShare = InputBudget.Share()
     var lingerTimer: LoopTimer?
-    /// What the bytes a client sends are: requests, or (after `attach`) raw bytes for a device.
-    var inputMode = InputMode.requests
     /// Raw input paused by the device's back-pressure.
     var rawInputPaused = false
     /// Bytes that followed an `attach` line in the same read, held until its outcome is known.
@@ -106,7 +70,7 @@ public final class ClientConnection: @unchecked Sendable {  // @unchecked: vars 
     var firstRequestTimer: LoopTimer?
 
     /// Why the connection closed (or is closing); `nil` while open. Control loop only.
-    public internal(set) var closeReason: CloseReason?
+    package internal(set) var closeReason: CloseReason?
 
     init(id: UInt64, credentials: ClientCredentials, server: ControlServer) {
         self.id = id
@@ -117,14 +81,15 @@ public final class ClientConnection: @unchecked Sendable {  // @unchecked: vars 
         self.lineBuffer = LineBuffer(maxLineBytes: server.limits.maxLineBytes)
     }
 
-    /// False once the connection is closed or closing. Any thread.
-    public var isOpen: Bool { accepting.load(ordering: .acquiring) }
+    /// False once the connection is closed or closing (not while it drains: a client that
+    /// half-closed is still owed its replies). Any thread.
+    package var isOpen: Bool { state.current.acceptsLines }
 
     /// Bytes sent to this client and not yet written to its socket. Any thread.
-    public var outboundBytes: Int { queuedBytes.load(ordering: .relaxed) }
+    package var outboundBytes: Int { queuedBytes.load(ordering: .relaxed) }
 
     /// Requests handed to the handler and not yet answered. Control loop only.
-    public var pendingRequestCount: Int {
+    package var pendingRequestCount: Int {
         loop.preconditionInLoop()
         return output.withLock { $0.pendingRequests }
     }
@@ -132,7 +97,7 @@ public final class ClientConnection: @unchecked Sendable {  // @unchecked: vars 
     // MARK: - Senders (any thread)
 
     /// Answers request `id` with `result`. Any thread.
-    public func respond(id: RequestID, result: some JSONEncodable) {
+    package func respond(id: RequestID, result: some JSONEncodable) {
         guard isOpen else { return }
         let line = fitted(ResponseEncoder.successLine(id: id, result: result), id: id)
         if routedCount.load(ordering: .relaxed) > 0, reroute(line, for: id) { return }
@@ -141,7 +106,7 @@ public final class ClientConnection: @unchecked Sendable {  // @unchecked: vars 
 
     /// Answers request `id` with an error. If it was an `attach`, the connection then reads
     /// requests again. Any thread.
-    public func respond(id: RequestID, error: RPCError) {
+    package func respond(id: RequestID, error: RPCError) {
         guard isOpen else { return }
         var line: [UInt8] = []
         ResponseEncoder.failure(id: id, error: error, into: &line)
@@ -150,17 +115,17 @@ public final class ClientConnection: @unchecked Sendable {  // @unchecked: vars 
         deliver(line, isResponse: true)
         // After the line is on its way, so that the refusal reaches the client before anything
         // read after the attach is answered.
-        if attachPending.load(ordering: .acquiring) { loop.perform { self.attachRefused(id) } }
+        if state.current == .awaitingAttach { loop.perform { self.attachRefused(id) } }
     }
 
     /// Answers a request with a response line the caller encoded (with `ResponseEncoder`, ending
     /// in `\n`). Any thread.
-    public func respond(encodedLine line: [UInt8]) {
+    package func respond(encodedLine line: [UInt8]) {
         deliver(line, isResponse: true)
     }
 
     /// Sends a notification. Any thread.
-    public func notify(method: String, params: some JSONEncodable) {
+    package func notify(method: String, params: some JSONEncodable) {
         guard isOpen else { return }
         var line: [UInt8] = []
         ResponseEncoder.notification(method: method, params: params, into: &line)
@@ -169,20 +134,20 @@ public final class ClientConnection: @unchecked Sendable {  // @unchecked: vars 
 
     /// Sends a line the caller encoded (a notification, ending in `\n`). Encode once and send the
     /// same array to many connections: it is shared, not copied. Any thread.
-    public func send(line: [UInt8]) {
+    package func send(line: [UInt8]) {
         deliver(line, isResponse: false)
     }
 
     /// Closes the connection (what is queued is dropped); the handler hears
     /// ``ControlRequestHandler/connectionDidClose(_:)`` as usual. Any thread.
-    public func disconnect(_ reason: String) {
+    package func disconnect(_ reason: String) {
         closeSoon(.disconnected(reason))
     }
 
     /// Closes the connection once the lines sent before this call are written (within the linger
     /// timeout): the client reads what it was told last, such as why it is being disconnected.
     /// Nothing sent after this call goes out. Any thread.
-    public func disconnectAfterFlushing(_ reason: String) {
+    package func disconnectAfterFlushing(_ reason: String) {
         loop.perform { self.closeAfterFlushing(.disconnected(reason)) }
     }
 
@@ -194,15 +159,15 @@ public final class ClientConnection: @unchecked Sendable {  // @unchecked: vars 
 
     /// Stops the senders now and closes on the loop, never inside a handler call. Any thread.
     func closeSoon(_ reason: CloseReason) {
-        accepting.store(false, ordering: .releasing)
+        state.move(to: .closing)
         loop.perform { self.close(reason) }
     }
 }
 
 extension ClientConnection: Hashable, Identifiable, CustomStringConvertible {
-    public static func == (a: ClientConnection, b: ClientConnection) -> Bool { a === b }
-    public func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(self)) }
+    package static func == (a: ClientConnection, b: ClientConnection) -> Bool { a === b }
+    package func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(self)) }
 
     /// "client #7 (pid 1234, uid 1000, gid 1000)". Any thread.
-    public var description: String { "client #\(id) (\(credentials))" }
+    package var description: String { "client #\(id) (\(credentials))" }
 }

@@ -5,19 +5,19 @@ import SystemCalls
 /// access checks read.
 ///
 /// Threading: a value. Any thread.
-public struct ClientCredentials: Sendable, Hashable, CustomStringConvertible {
-    public var pid: Int32
-    public var uid: UInt32
-    public var gid: UInt32
+package struct ClientCredentials: Sendable, Hashable, CustomStringConvertible {
+    package var pid: Int32
+    package var uid: UInt32
+    package var gid: UInt32
     /// Supplementary groups, from `SO_PEERGROUPS` only (as at `connect`; Linux 4.13+). Never
     /// read from `/proc/<pid>/status`: that races with pid reuse and is hidden under
     /// `ProtectProc=invisible`. Empty when unknown (``groupsUnknown``): group rules then match
     /// the primary group only, failing closed.
-    public var groups: [UInt32]
+    package var groups: [UInt32]
     /// Why the supplementary groups are unknown (the kernel lacks `SO_PEERGROUPS`), or `nil`.
-    public var groupsUnknown: String?
+    package var groupsUnknown: String?
 
-    public init(pid: Int32, uid: UInt32, gid: UInt32, groups: [UInt32], groupsUnknown: String? = nil) {
+    package init(pid: Int32, uid: UInt32, gid: UInt32, groups: [UInt32], groupsUnknown: String? = nil) {
         self.pid = pid
         self.uid = uid
         self.gid = gid
@@ -26,9 +26,9 @@ public struct ClientCredentials: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// Whether the client's primary or a supplementary group is `gid`.
-    public func isMember(ofGroup gid: UInt32) -> Bool { self.gid == gid || groups.contains(gid) }
+    package func isMember(ofGroup gid: UInt32) -> Bool { self.gid == gid || groups.contains(gid) }
 
-    public var description: String { "pid \(pid), uid \(uid), gid \(gid)" }
+    package var description: String { "pid \(pid), uid \(uid), gid \(gid)" }
 
     /// The credentials of the peer of the connected Unix socket `fd`. Any thread.
     static func ofPeer(_ fd: CInt) throws(SyscallError) -> ClientCredentials {

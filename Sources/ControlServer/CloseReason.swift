@@ -4,7 +4,7 @@ import SystemCalls
 /// Why a client connection closed.
 ///
 /// Threading: a value. Any thread.
-public enum CloseReason: Sendable, Equatable, CustomStringConvertible {
+package enum CloseReason: Sendable, Equatable, CustomStringConvertible {
     /// The client closed its end (after its last response was delivered, if it only stopped sending).
     case peerClosed
     /// Reading from the client failed (`ECONNRESET` when it died with unread replies, …).
@@ -23,7 +23,7 @@ public enum CloseReason: Sendable, Equatable, CustomStringConvertible {
     /// The server shut down.
     case serverShutdown
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .peerClosed: "closed by the client"
         case .readFailed(let errno): "read failed: \(errno)"

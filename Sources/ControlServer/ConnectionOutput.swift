@@ -14,10 +14,6 @@ struct ConnectionOutput {
     var queue = OutboundQueue()
     /// The socket while the connection is open; nil once it closed (nothing may write then).
     var fd: CInt?
-    /// Whether a thread other than the control loop may write a line itself: only while the
-    /// connection is open and reading. Draining and closing are decided on the control loop,
-    /// which must then see every response go by.
-    var writeThroughAllowed = false
     /// Lines handed to the control loop in a perform block and not yet queued: until they are,
     /// a later line must not be written directly.
     var linesInFlight = 0

@@ -6,7 +6,7 @@ import ControlProtocol
 /// Threading: every method is called on the control loop thread, one at a time. A handler must
 /// not block that thread: it hops to the device loop (`perform`) and answers later, from any
 /// thread, through the connection.
-public protocol ControlRequestHandler: AnyObject, Sendable {
+package protocol ControlRequestHandler: AnyObject, Sendable {
     /// A client connected (its credentials are known). Control loop thread. Optional.
     func connectionDidOpen(_ connection: ClientConnection)
 
@@ -22,5 +22,5 @@ public protocol ControlRequestHandler: AnyObject, Sendable {
 }
 
 extension ControlRequestHandler {
-    public func connectionDidOpen(_ connection: ClientConnection) {}
+    package func connectionDidOpen(_ connection: ClientConnection) {}
 }

@@ -129,12 +129,8 @@ extension ControlServer {
             logger.log(.error, "cannot watch a new client connection: \(error)")
             return
         }
-        if let fd = connection.source?.fd {
-            connection.output.withLock { o in
-                o.fd = fd
-                o.writeThroughAllowed = true
-            }
-        }
+        // From now on a sender's thread may write to the socket itself (``ConnectionOutput``).
+        if let fd = connection.source?.fd { connection.output.withLock { $0.fd = fd } }
         connections[connection.id] = connection
         connectionsPerUID[uid] = ofUID + 1
         counters.clients.increment()

@@ -4,7 +4,7 @@ import SystemCalls
 extension ControlServer {
     /// Shuts the server down and returns when it is done (see
     /// ``beginShutdown(flushTimeout:completion:)``). Any thread except the control loop's.
-    public func shutdown(flushTimeout: Duration = .milliseconds(500)) async {
+    package func shutdown(flushTimeout: Duration = .milliseconds(500)) async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             beginShutdown(flushTimeout: flushTimeout) { continuation.resume() }
         }
@@ -18,7 +18,7 @@ extension ControlServer {
     ///
     /// Shut the server down before its loop; if the loop is already gone, only the socket file is
     /// removed and `completion` runs on the calling thread.
-    public func beginShutdown(flushTimeout: Duration = .milliseconds(500), completion: (@Sendable () -> Void)? = nil) {
+    package func beginShutdown(flushTimeout: Duration = .milliseconds(500), completion: (@Sendable () -> Void)? = nil) {
         let queued = loop.perform { self.shutdownOnLoop(flushTimeout: flushTimeout, completion: completion) }
         if !queued {
             socketFile?.removeIfOurs()

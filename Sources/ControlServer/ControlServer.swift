@@ -22,19 +22,19 @@ import SystemCalls
 /// Threading: ``init(loop:socket:limits:handler:logger:scheduler:)``, ``start()``, ``statistics``,
 /// ``beginShutdown(flushTimeout:completion:)`` and ``shutdown(flushTimeout:)`` are any thread;
 /// everything else runs on the control loop.
-public final class ControlServer: @unchecked Sendable {  // @unchecked: vars loop-confined; others locked/atomic.
+package final class ControlServer: @unchecked Sendable {  // @unchecked: vars loop-confined; others locked/atomic.
     /// The JSON-RPC error code of the line a client gets when the server is full (JSON-RPC's
     /// implementation-defined server error range).
-    public static let tooManyClientsErrorCode = -32000
+    package static let tooManyClientsErrorCode = -32000
 
     /// The control loop.
-    public let loop: IOLoop
+    package let loop: IOLoop
     /// Where the server's timers are set (accept pause, linger, shutdown flush): `loop`, or a
     /// virtual-time loop in tests.
     let scheduler: any LoopScheduler
-    public let limits: ControlServerLimits
+    package let limits: ControlServerLimits
     /// The socket's path, or "fd N (socket activation)".
-    public let socketName: String
+    package let socketName: String
     let handler: any ControlRequestHandler
     let logger: ControlServerLogger
     let counters = StatisticsCounters()
@@ -72,7 +72,7 @@ public final class ControlServer: @unchecked Sendable {  // @unchecked: vars loo
     /// A server for `socket` on `loop` (the control loop) that hands requests to `handler`. It
     /// does nothing until ``start()``. Its timers go through `scheduler` (`loop` when nil), which
     /// must run on `loop`'s thread. Any thread.
-    public init(
+    package init(
         loop: IOLoop,
         socket: consuming ListeningSocket,
         limits: ControlServerLimits = ControlServerLimits(),
@@ -102,15 +102,15 @@ public final class ControlServer: @unchecked Sendable {  // @unchecked: vars loo
     }
 
     /// Starts accepting clients (on the control loop). Any thread.
-    public func start() {
+    package func start() {
         loop.execute { self.startOnLoop() }
     }
 
     /// The counters for `daemon.status`. Any thread.
-    public var statistics: ControlServerStatistics { counters.snapshot }
+    package var statistics: ControlServerStatistics { counters.snapshot }
 
     /// The clients connected now. Control loop only.
-    public var clients: [ClientConnection] {
+    package var clients: [ClientConnection] {
         loop.preconditionInLoop()
         return connections.values.sorted { $0.id < $1.id }
     }

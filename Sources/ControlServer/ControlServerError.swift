@@ -4,7 +4,7 @@ import SystemCalls
 /// person starting the daemon.
 ///
 /// Threading: a value. Any thread.
-public enum ControlServerError: Error, Sendable, Equatable, CustomStringConvertible {
+package enum ControlServerError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The path does not fit a Unix socket address (with room for the temporary name used while
     /// the socket file is prepared).
     case pathTooLong(path: String, maxBytes: Int)
@@ -28,7 +28,7 @@ public enum ControlServerError: Error, Sendable, Equatable, CustomStringConverti
     /// Any other failure: what was being done, and the system call error.
     case system(String, SyscallError)
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .pathTooLong(let path, let max):
             return "the control socket path \(path) is \(path.utf8.count) bytes long; at most \(max) bytes fit"

@@ -3,11 +3,11 @@
 ///
 /// Threading: a value; any thread. The sink is called on the control loop thread and must be quick
 /// (it must not block on, or synchronously wait for, the control loop).
-public struct ControlServerLogger: Sendable {
+package struct ControlServerLogger: Sendable {
     /// How much a line matters, in swift-log's order (and its names).
     ///
     /// Threading: a value. Any thread.
-    public enum Level: Int, Sendable, Comparable, CaseIterable {
+    package enum Level: Int, Sendable, Comparable, CaseIterable {
         /// Per-connection routine: accepted, closed by the client.
         case debug
         /// The listener started or stopped.
@@ -19,21 +19,21 @@ public struct ControlServerLogger: Sendable {
         /// The server cannot do its job right now (accept failing for lack of descriptors).
         case error
 
-        public static func < (a: Level, b: Level) -> Bool { a.rawValue < b.rawValue }
+        package static func < (a: Level, b: Level) -> Bool { a.rawValue < b.rawValue }
     }
 
     /// Lines below this level are not even formatted.
-    public let minimumLevel: Level
+    package let minimumLevel: Level
     private let sink: @Sendable (Level, String) -> Void
 
     /// A logger that hands each line at `minimumLevel` or above to `sink`.
-    public init(minimumLevel: Level = .debug, _ sink: @escaping @Sendable (Level, String) -> Void) {
+    package init(minimumLevel: Level = .debug, _ sink: @escaping @Sendable (Level, String) -> Void) {
         self.minimumLevel = minimumLevel
         self.sink = sink
     }
 
     /// A logger that drops everything.
-    public static var discarding: ControlServerLogger {
+    package static var discarding: ControlServerLogger {
         ControlServerLogger(minimumLevel: .error) { _, _ in }
     }
 

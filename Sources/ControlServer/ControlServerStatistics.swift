@@ -1,47 +1,48 @@
 import ControlProtocol
+import JSONCodec
 import Synchronization
 
 /// A snapshot of the control server's counters, for `daemon.status`.
 ///
 /// Threading: a value. Any thread.
-public struct ControlServerStatistics: Sendable, Equatable, JSONEncodable {
+package struct ControlServerStatistics: Sendable, Equatable, JSONEncodable {
     /// Clients connected now.
-    public var clients = 0
+    package var clients = 0
     /// Connections accepted and served since start (not counting refused ones).
-    public var acceptedTotal = 0
+    package var acceptedTotal = 0
     /// Connections refused because ``ControlServerLimits/maxClients`` were connected.
-    public var rejectedOverLimit = 0
+    package var rejectedOverLimit = 0
     /// Clients disconnected for a request line over ``ControlServerLimits/maxLineBytes``.
-    public var disconnectedLineTooLong = 0
+    package var disconnectedLineTooLong = 0
     /// Clients disconnected because their unread output passed ``ControlServerLimits/maxOutboundBytes``.
-    public var disconnectedSlowReader = 0
+    package var disconnectedSlowReader = 0
     /// Clients disconnected for not completing a request line within
     /// ``ControlServerLimits/idleConnectionTimeout`` of connecting.
-    public var disconnectedIdle = 0
+    package var disconnectedIdle = 0
     /// Connections accepted beyond ``ControlServerLimits/maxClients``, in the reserve kept for
     /// root and the daemon's own user (``ControlServerLimits/reservedConnections``).
-    public var acceptedInReserve = 0
+    package var acceptedInReserve = 0
     /// Batches refused whole before any element ran: their answers could not fit in
     /// ``ControlServerLimits/maxOutboundBytes``, or they had too many waiting.
-    public var batchesRefused = 0
+    package var batchesRefused = 0
     /// Replies replaced by an error because they did not fit in
     /// ``ControlServerLimits/maxOutboundBytes`` (alone, or beside the rest of their batch).
-    public var repliesTooLarge = 0
+    package var repliesTooLarge = 0
     /// Request lines decoded and handed to the handler.
-    public var requestsDecoded = 0
+    package var requestsDecoded = 0
     /// Request lines answered with an error because they were not acceptable requests.
-    public var decodeErrors = 0
+    package var decodeErrors = 0
     /// `accept` failures (each one that paused accepting counts once).
-    public var acceptErrors = 0
+    package var acceptErrors = 0
     /// Reads of a readable client put off to the next turn of the loop, because the turn's
     /// ``ControlServerLimits/inputBytesPerTurn`` were spent.
-    public var inputDeferrals = 0
+    package var inputDeferrals = 0
 
-    public init() {}
+    package init() {}
 
     /// `{"clients":…,"accepted_total":…,…}` with snake_case names, written by ControlProtocol's
     /// object encoder.
-    public func encodeJSON(into buffer: inout [UInt8]) {
+    package func encodeJSON(into buffer: inout [UInt8]) {
         let object: JSONObject = [
             "clients": .int(clients), "accepted_total": .int(acceptedTotal),
             "rejected_over_limit": .int(rejectedOverLimit), "disconnected_line_too_long": .int(disconnectedLineTooLong),

@@ -10,23 +10,23 @@ import SystemCalls
 /// Threading: any thread, one owner at a time (`~Copyable`). Dropped without being handed over, it
 /// closes the descriptor and leaves the file (a later start replaces it as stale); ``close()``
 /// removes the file as well.
-public struct ListeningSocket: ~Copyable, Sendable {
+package struct ListeningSocket: ~Copyable, Sendable {
     var descriptor: OwnedFD
     let file: SocketFile?
 
     /// The listening descriptor's number (for logs, and for tests that inject faults on it).
-    public var fd: CInt { descriptor.rawValue }
+    package var fd: CInt { descriptor.rawValue }
 
     /// The socket file's path, or `nil` for an inherited descriptor.
-    public var path: String? { file?.path }
+    package var path: String? { file?.path }
 
     /// The path, or "fd N (socket activation)": for log lines.
-    public var displayName: String { file?.path ?? "fd \(descriptor.rawValue) (socket activation)" }
+    package var displayName: String { file?.path ?? "fd \(descriptor.rawValue) (socket activation)" }
 
     /// The longest socket path accepted: `sockaddr_un` holds 107 bytes, and the socket is first
     /// bound inside a private directory beside the final name (`<dir>/.XXXXXX/s`, at most 9 bytes
     /// longer than the path; ``temporarySuffixLength`` keeps the limit the configuration states).
-    public static var maxPathBytes: Int { 107 - temporarySuffixLength }
+    package static var maxPathBytes: Int { 107 - temporarySuffixLength }
 
     static let temporarySuffixLength = 12
 
@@ -45,7 +45,7 @@ public struct ListeningSocket: ~Copyable, Sendable {
     /// permissions or without a listener, and no call acts on a name another user could swap for
     /// a symbolic link. No process-wide state (umask, current directory) is touched: any thread,
     /// several at once.
-    public init(
+    package init(
         path: String,
         mode: UInt32 = 0o660,
         group: SocketGroup? = nil,
@@ -63,7 +63,7 @@ public struct ListeningSocket: ~Copyable, Sendable {
     /// Adopts `listeningFD`, a listening Unix stream socket inherited from the parent (systemd's
     /// socket activation passes fd 3 and up, see `LISTEN_FDS`). It is made non-blocking and
     /// close-on-exec. On error the descriptor is left open and still the caller's. Any thread.
-    public init(listeningFD: CInt) throws(ControlServerError) {
+    package init(listeningFD: CInt) throws(ControlServerError) {
         do {
             guard try Socket.isListeningUnixStream(listeningFD) else {
                 throw ControlServerError.notAListeningSocket(fd: listeningFD)
@@ -83,7 +83,7 @@ public struct ListeningSocket: ~Copyable, Sendable {
     }
 
     /// Closes the socket and removes its file if the name still refers to it. Any thread.
-    public consuming func close() {
+    package consuming func close() {
         file?.removeIfOurs()
         descriptor.close()
     }

@@ -3,11 +3,11 @@ import SystemCalls
 /// The group a created socket file is given (so that its members may connect under mode 0660).
 ///
 /// Threading: a value. Any thread.
-public enum SocketGroup: Sendable, Hashable, CustomStringConvertible {
+package enum SocketGroup: Sendable, Hashable, CustomStringConvertible {
     case name(String)
     case id(UInt32)
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .name(let name): name
         case .id(let id): String(id)

@@ -13,9 +13,9 @@ import SystemCalls
 /// If the kernel's event queue overflows, the folder is read again and the difference reported.
 ///
 /// Device loop only: make it, start it, stop it on the loop's thread; `onEvent` runs there.
-public final class DirectoryWatcher {
+package final class DirectoryWatcher {
     /// A change in the watched folder, with the link's full path. Any thread (a value).
-    public enum Event: Sendable, Hashable {
+    package enum Event: Sendable, Hashable {
         case appeared(path: String)
         case disappeared(path: String)
     }
@@ -41,7 +41,7 @@ public final class DirectoryWatcher {
     var retryTimer: LoopTimer?
 
     /// Prepares a watcher of `directory`; nothing happens until ``start()``. Device loop only.
-    public init(directory: String, loop: IOLoop, onEvent: @escaping (Event) -> Void) {
+    package init(directory: String, loop: IOLoop, onEvent: @escaping (Event) -> Void) {
         self.directory = Self.normalized(directory)
         self.loop = loop
         self.onEvent = onEvent
@@ -57,7 +57,7 @@ public final class DirectoryWatcher {
     /// Starts watching and returns the paths of the links present now (sorted; empty when the
     /// folder does not exist yet). Those are not reported again as events. Call once. Device loop
     /// only.
-    public func start() throws(HotplugError) -> [String] {
+    package func start() throws(HotplugError) -> [String] {
         loop.preconditionInLoop()
         precondition(source == nil, "DirectoryWatcher.start() called twice")
         do {
@@ -77,7 +77,7 @@ public final class DirectoryWatcher {
 
     /// Stops watching (closes the inotify descriptor). No event is delivered afterwards, even from
     /// inside `onEvent`. Idempotent. Device loop only.
-    public func stop() {
+    package func stop() {
         loop.preconditionInLoop()
         retryTimer?.cancel()
         retryTimer = nil

@@ -3,7 +3,7 @@ import SystemCalls
 /// Why hot-plug detection could not start. The messages are sentences a person reads in the log.
 ///
 /// Any thread (a value).
-public enum HotplugError: Error, Sendable, Equatable, CustomStringConvertible {
+package enum HotplugError: Error, Sendable, Equatable, CustomStringConvertible {
     /// libudev could not give a context, monitor or enumeration (`step` says which call failed).
     case udevUnavailable(step: String, errno: Errno?)
     /// The IOLoop refused the monitor's descriptor.
@@ -11,7 +11,7 @@ public enum HotplugError: Error, Sendable, Equatable, CustomStringConvertible {
     /// A folder of device links could not be watched or read.
     case cannotWatch(path: String, SyscallError)
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .udevUnavailable(let step, let errno):
             let reason = errno.map { ": \($0.description) (errno \($0.rawValue))" } ?? ""

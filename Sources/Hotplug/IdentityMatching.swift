@@ -1,22 +1,21 @@
-import AccessoryConfig
 import SystemCalls
 
 /// Decides whether a configured accessory is a given device. Pure apart from resolving a
 /// configured path's links.
 ///
 /// Any thread.
-public enum IdentityMatching {
+package enum IdentityMatching {
     /// Where udev puts the links that `by_id:` names.
-    public static let byIDFolder = "/dev/serial/by-id/"
+    package static let byIDFolder = "/dev/serial/by-id/"
 
     /// True when the device carries the accessory's name (`ACCESSORYD_NAME`, set by our udev rule),
     /// or satisfies every field `match` configures: `vendor_id`/`product_id` against
     /// `ID_VENDOR_ID`/`ID_MODEL_ID` (hex, any case), `serial` against `ID_SERIAL_SHORT` (exactly),
     /// `by_id` against a `DEVLINKS` entry `/dev/serial/by-id/<by_id>`. A match that configures no
     /// field matches nothing. Any thread.
-    public static func matches(_ match: UdevMatch, accessoryName: String, device: DeviceIdentity) -> Bool {
+    package static func matches(_ match: DeviceMatch, accessoryName: String, device: DeviceIdentity) -> Bool {
         if let tagged = device.accessoryName, tagged == accessoryName { return true }
-        guard match != UdevMatch() else { return false }
+        guard match != DeviceMatch() else { return false }
         if let vendor = match.vendorID, !sameHex(vendor, device.vendorID) { return false }
         if let product = match.productID, !sameHex(product, device.productID) { return false }
         if let serial = match.serial, serial != device.serial { return false }
@@ -26,7 +25,7 @@ public enum IdentityMatching {
 
     /// For `path:` accessories: true when `DEVNAME` or a `DEVLINKS` entry is `path` as written, or
     /// is where `path` leads once its symbolic links are resolved (when it exists now). Any thread.
-    public static func matches(path: String, device: DeviceIdentity) -> Bool {
+    package static func matches(path: String, device: DeviceIdentity) -> Bool {
         if names(of: device).contains(path) { return true }
         guard let resolved = try? FileIO.resolvedPath(path), resolved != path else { return false }
         return names(of: device).contains(resolved)

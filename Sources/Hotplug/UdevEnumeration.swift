@@ -4,13 +4,13 @@ import SystemCalls
 /// The devices of some subsystems present now, read from sysfs and udev's database.
 ///
 /// Any thread: each call uses its own libudev context, or the caller's on the caller's thread.
-public enum UdevEnumeration {
+package enum UdevEnumeration {
     /// The devices of `subsystems`, sorted by `DEVPATH`. Devices udevd has not processed yet are
     /// left out unless `includingUninitialized` (their rules' properties, such as `ID_VENDOR_ID`
     /// and `ACCESSORYD_NAME`, are missing; udevd announces them once done). Without a running
     /// udevd every device is uninitialized. pty slaves (`/dev/pts/N`) are not in sysfs and never
     /// appear. Any thread.
-    public static func devices(subsystems: [String] = ["tty"], includingUninitialized: Bool = false)
+    package static func devices(subsystems: [String] = ["tty"], includingUninitialized: Bool = false)
         throws(HotplugError) -> [DeviceIdentity]
     {
         try devices(context: UdevContext(), subsystems: subsystems, includingUninitialized: includingUninitialized)

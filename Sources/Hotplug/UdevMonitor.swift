@@ -7,7 +7,7 @@ import SystemCalls
 ///
 /// Device loop only: make it, start it, stop it and let it go on the loop's thread; `onEvent` runs
 /// there.
-public final class UdevMonitor {
+package final class UdevMonitor {
     /// Most events handled per wake-up, so that a storm (`udevadm trigger`) cannot starve the
     /// loop's other sources; the socket is level-triggered, so the rest come next iteration.
     static let eventsPerWakeup = 64
@@ -24,7 +24,7 @@ public final class UdevMonitor {
 
     /// Creates the monitor and its kernel subsystem filter; nothing is received until ``start()``.
     /// Device loop only.
-    public init(loop: IOLoop, subsystems: [String] = ["tty"], onEvent: @escaping (HotplugEvent) -> Void)
+    package init(loop: IOLoop, subsystems: [String] = ["tty"], onEvent: @escaping (HotplugEvent) -> Void)
         throws(HotplugError)
     {
         loop.preconditionInLoop()
@@ -62,7 +62,7 @@ public final class UdevMonitor {
     /// none (the enumeration reads every device of the subsystems in /sys and /run/udev: about
     /// 2,500 `openat` for `tty` on a plain machine, two thirds of the daemon's start-up CPU, which
     /// only accessories found by udev properties need). Call once. Device loop only.
-    public func start(enumerating: Bool = true) throws(HotplugError) -> [DeviceIdentity] {
+    package func start(enumerating: Bool = true) throws(HotplugError) -> [DeviceIdentity] {
         loop.preconditionInLoop()
         guard let monitor else { preconditionFailure("UdevMonitor.start() after stop()") }
         precondition(source == nil, "UdevMonitor.start() called twice")
@@ -87,7 +87,7 @@ public final class UdevMonitor {
 
     /// Stops receiving and releases the monitor. No event is delivered afterwards, even from inside
     /// `onEvent`. Idempotent. Device loop only.
-    public func stop() {
+    package func stop() {
         loop.preconditionInLoop()
         source?.cancel()
         source = nil

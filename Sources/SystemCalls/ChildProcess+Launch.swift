@@ -6,6 +6,7 @@ extension ChildProcess {
     /// becomes the child's standard input, output or error (pass blocking descriptors: the child
     /// shares their file status flags). As ``spawn(_:arguments:standardOutput:)``, the child starts
     /// with an empty signal mask and default dispositions for SIGTERM, SIGINT, SIGHUP and SIGPIPE.
+    /// `passing` descriptors become the child's 3, 4, … in order (as systemd passes `LISTEN_FDS`).
     /// The corresponding C function is `posix_spawn`. Any thread.
     public static func launch(
         _ executable: String,
@@ -13,13 +14,25 @@ extension ChildProcess {
         environment: [String]? = nil,
         standardInput: CInt? = nil,
         standardOutput: CInt? = nil,
-        standardError: CInt? = nil
+        standardError: CInt? = nil,
+        passing descriptors: [CInt] = []
     ) throws(SyscallError) -> pid_t {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
         for (fd, target) in [(standardInput, 0), (standardOutput, 1), (standardError, 2)] {
             if let fd { posix_spawn_file_actions_adddup2(&actions, fd, CInt(target)) }
+        }
+        // Copies above the targets first, so that no dup2 overwrites a source still to be copied.
+        let firstFree = CInt(3 + descriptors.count)
+        let sources = descriptors.map { Glibc.fcntl($0, F_DUPFD_CLOEXEC, firstFree) }
+        defer { for s in sources where s >= 0 { Glibc.close(s) } }
+        if let bad = sources.firstIndex(where: { $0 < 0 }) {
+            _ = bad
+            throw SyscallError(.fcntl, Errno(rawValue: errno))
+        }
+        for (i, source) in sources.enumerated() {
+            posix_spawn_file_actions_adddup2(&actions, source, CInt(3 + i))
         }
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)

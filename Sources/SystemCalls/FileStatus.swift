@@ -32,6 +32,8 @@ public struct FileStatus: Sendable, Equatable {
     /// For a device node, the major number of the device it stands for (`major(st_rdev)`): the
     /// driver, as `/proc/devices` names it. 0 for other files.
     public var deviceMajor: UInt32
+    /// For a device node, the whole device number it stands for (`st_rdev`); 0 for other files.
+    public var deviceNumber: UInt64 = 0
 
     /// A status with these fields (tests state the cases a rule must judge this way).
     public init(
@@ -75,6 +77,7 @@ public struct FileStatus: Sendable, Equatable {
         size = Int64(st.st_size)
         linkCount = UInt64(st.st_nlink)
         let rdev = UInt64(st.st_rdev)
+        deviceNumber = kind == .characterDevice || kind == .blockDevice ? rdev : 0
         // glibc's major(): the macro is not imported into Swift.
         deviceMajor =
             kind == .characterDevice || kind == .blockDevice

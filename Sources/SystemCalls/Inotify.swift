@@ -14,6 +14,10 @@ public enum Inotify {
         public static let moveSelf = Mask(rawValue: UInt32(IN_MOVE_SELF))
         /// The watched file was opened (for a device node: some program opened the device).
         public static let opened = Mask(rawValue: UInt32(IN_OPEN))
+        /// A descriptor of the file was closed for the last time (every copy of it, `dup`ed or
+        /// passed to another process, gone): written to, or not.
+        public static let closedAfterWriting = Mask(rawValue: UInt32(IN_CLOSE_WRITE))
+        public static let closedWithoutWriting = Mask(rawValue: UInt32(IN_CLOSE_NOWRITE))
         /// Reported only: the watch is gone (removed, or its object deleted).
         public static let ignored = Mask(rawValue: UInt32(IN_IGNORED))
         /// Reported only: events were lost because the queue filled up.

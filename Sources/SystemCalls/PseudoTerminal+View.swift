@@ -1,9 +1,18 @@
+import CAccessoryShims
 import Glibc
 
 /// What a pty view needs beyond ``PseudoTerminal/open()``: the slave's owner and mode set through
 /// a descriptor, the master's hang-up state, and links made and replaced inside a directory held
 /// open (so that no call acts on a name another user could swap meanwhile). Any thread.
 extension PseudoTerminal {
+    /// The slave path (`/dev/pts/N`) of the pty master `fd`: for a master kept across a restart.
+    /// The corresponding C function is `ptsname_r`. Any thread.
+    public static func slavePath(ofMaster fd: CInt) throws(SyscallError) -> String {
+        var name = [CChar](repeating: 0, count: 64)
+        _ = try syscallValue(.ioctl, fd: fd) { name.withUnsafeMutableBufferPointer { cas_ptsname(fd, $0.baseAddress, $0.count) } }
+        return String(decoding: name.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
     /// Opens the slave `path` for the daemon's own set-up (`O_NOCTTY`: it never becomes this
     /// process's controlling terminal; `O_NONBLOCK`). The corresponding C function is `open`.
     public static func openSlave(_ path: String) throws(SyscallError) -> OwnedFD {

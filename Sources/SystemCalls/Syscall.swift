@@ -24,7 +24,7 @@ public enum SyscallName: String, Sendable, CaseIterable {
     case link, lstat, getgrnam_r, getpwnam_r, shutdown, recvmsg, unsetenv
     case inotify_rm_watch, opendir, readdir, realpath, mkdir
     case fstat, fstatat, fchmodat, fchownat, linkat, renameat, unlinkat, fork, sigtimedwait, poll
-    case fchown, fchmod, symlinkat, readlinkat, mkstemp
+    case fchown, fchmod, symlinkat, readlinkat, mkstemp, sendmsg
     case getsockname, getpeername, getpwuid_r, getgrouplist
     /// `getsockopt` for `SO_PEERGROUPS`, named apart so that a test can fail it alone (a kernel
     /// without it) while `SO_PEERCRED` still works.

@@ -4,32 +4,32 @@
 /// the service manager never sees READY=1 without the status that goes with it.
 ///
 /// Threading: a value. Any thread.
-public struct NotifyMessage: Sendable, Equatable, CustomStringConvertible {
+package struct NotifyMessage: Sendable, Equatable, CustomStringConvertible {
     /// One assignment.
-    public struct Field: Sendable, Equatable {
-        public let name: String
-        public let value: String
+    package struct Field: Sendable, Equatable {
+        package let name: String
+        package let value: String
 
-        public init(_ name: String, _ value: String) {
+        package init(_ name: String, _ value: String) {
             self.name = name
             self.value = value
         }
     }
 
-    public private(set) var fields: [Field]
+    package private(set) var fields: [Field]
 
-    public init(_ fields: [Field]) { self.fields = fields }
+    package init(_ fields: [Field]) { self.fields = fields }
 
     /// Start-up is finished: the service is serving (Type=notify).
-    public static let ready = NotifyMessage([Field("READY", "1")])
+    package static let ready = NotifyMessage([Field("READY", "1")])
     /// The service is shutting down.
-    public static let stopping = NotifyMessage([Field("STOPPING", "1")])
+    package static let stopping = NotifyMessage([Field("STOPPING", "1")])
     /// The watchdog keep-alive ping.
-    public static let watchdog = NotifyMessage([Field("WATCHDOG", "1")])
+    package static let watchdog = NotifyMessage([Field("WATCHDOG", "1")])
 
     /// A one-line status shown by `systemctl status`. Line breaks and other control characters
     /// become spaces: a newline would end the assignment and start a bogus one.
-    public static func status(_ text: String) -> NotifyMessage {
+    package static func status(_ text: String) -> NotifyMessage {
         let line = String(text.unicodeScalars.map { $0.value < 0x20 || $0.value == 0x7F ? " " : Character($0) })
         return NotifyMessage([Field("STATUS", line)])
     }
@@ -37,19 +37,38 @@ public struct NotifyMessage: Sendable, Equatable, CustomStringConvertible {
     /// The service is reloading its configuration; send ``ready`` when done. `MONOTONIC_USEC` is
     /// the CLOCK_MONOTONIC time of the reload's start, which `Type=notify-reload` (systemd 253)
     /// requires and older managers ignore.
-    public static func reloading(monotonicMicroseconds: UInt64) -> NotifyMessage {
+    package static func reloading(monotonicMicroseconds: UInt64) -> NotifyMessage {
         NotifyMessage([Field("RELOADING", "1"), Field("MONOTONIC_USEC", String(monotonicMicroseconds))])
     }
 
-    public static func + (a: NotifyMessage, b: NotifyMessage) -> NotifyMessage {
+    /// Keep the descriptor sent with this message in the service's file descriptor store under
+    /// `name` (`FileDescriptorStoreMax=` must allow it): systemd hands it back at the next start
+    /// in `LISTEN_FDS`/`LISTEN_FDNAMES`. A name already stored gets a second entry: remove the old
+    /// one first. See ``isValidDescriptorName(_:)``.
+    package static func storeDescriptor(name: String) -> NotifyMessage {
+        NotifyMessage([Field("FDSTORE", "1"), Field("FDNAME", name)])
+    }
+
+    /// Drop the descriptors stored under `name` (systemd closes its copies).
+    package static func removeStoredDescriptor(name: String) -> NotifyMessage {
+        NotifyMessage([Field("FDSTOREREMOVE", "1"), Field("FDNAME", name)])
+    }
+
+    /// What systemd accepts as an `FDNAME`: 1 ... 255 printable ASCII characters, no `:` (the
+    /// separator of `LISTEN_FDNAMES`).
+    package static func isValidDescriptorName(_ name: String) -> Bool {
+        !name.isEmpty && name.utf8.count <= 255 && name.utf8.allSatisfy { $0 > 0x20 && $0 < 0x7F && $0 != 0x3A }
+    }
+
+    package static func + (a: NotifyMessage, b: NotifyMessage) -> NotifyMessage {
         NotifyMessage(a.fields + b.fields)
     }
 
     /// The datagram's text: each assignment on its own line.
-    public var description: String {
+    package var description: String {
         fields.map { "\($0.name)=\($0.value)\n" }.joined()
     }
 
     /// The datagram's bytes.
-    public var bytes: [UInt8] { Array(description.utf8) }
+    package var bytes: [UInt8] { Array(description.utf8) }
 }

@@ -7,11 +7,11 @@ import SystemCalls
 ///
 /// Threading: any thread. The socket is made once and never changed; each message is one
 /// `sendto`, which the kernel keeps whole, so messages from different threads never mix.
-public final class ServiceNotifier: Sendable {
+package final class ServiceNotifier: Sendable {
     /// Where messages go.
-    public let address: Socket.UnixAddress
+    package let address: Socket.UnixAddress
     /// `NOTIFY_SOCKET` as given, for log lines.
-    public let addressText: String
+    package let addressText: String
     private let socket: OwnedFD
 
     /// Longest address `sockaddr_un` holds: 108 bytes less the terminating (or, for an abstract
@@ -21,13 +21,13 @@ public final class ServiceNotifier: Sendable {
     /// The notifier for `environment["NOTIFY_SOCKET"]`, or nil when it is unset or empty (not
     /// started by systemd: notifying is then a no-op, as with `sd_notify`). A value that is not an
     /// absolute path or an `@name` is an error. Any thread.
-    public static func fromEnvironment(_ environment: [String: String]) throws(SystemdError) -> ServiceNotifier? {
+    package static func fromEnvironment(_ environment: [String: String]) throws(SystemdError) -> ServiceNotifier? {
         guard let value = environment["NOTIFY_SOCKET"], !value.isEmpty else { return nil }
         return try ServiceNotifier(address: address(notifySocket: value), text: value)
     }
 
     /// Parses a `NOTIFY_SOCKET` value. Pure; any thread.
-    public static func address(notifySocket value: String) throws(SystemdError) -> Socket.UnixAddress {
+    package static func address(notifySocket value: String) throws(SystemdError) -> Socket.UnixAddress {
         let address: Socket.UnixAddress
         let length: Int
         if value.hasPrefix("/") {
@@ -48,7 +48,7 @@ public final class ServiceNotifier: Sendable {
     }
 
     /// A notifier sending to `address`. Any thread.
-    public init(address: Socket.UnixAddress, text: String? = nil) throws(SystemdError) {
+    package init(address: Socket.UnixAddress, text: String? = nil) throws(SystemdError) {
         self.address = address
         switch address {
         case .path(let p): addressText = text ?? p
@@ -61,11 +61,16 @@ public final class ServiceNotifier: Sendable {
         }
     }
 
-    /// Sends `message` as one datagram. Any thread.
-    public func send(_ message: NotifyMessage) throws(SystemdError) {
+    /// Sends `message` as one datagram, with `descriptor` attached when given (for
+    /// ``NotifyMessage/storeDescriptor(name:)``: systemd keeps its own copy). Any thread.
+    package func send(_ message: NotifyMessage, passing descriptor: CInt? = nil) throws(SystemdError) {
         let result: IOResult<Int>
         do {
-            result = try Socket.sendTo(socket.rawValue, message.bytes, address)
+            if let descriptor {
+                result = try Socket.sendTo(socket.rawValue, message.bytes, address, passing: [descriptor])
+            } else {
+                result = try Socket.sendTo(socket.rawValue, message.bytes, address)
+            }
         } catch {
             throw .notifyFailed(address: addressText, error)
         }

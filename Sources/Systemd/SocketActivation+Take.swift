@@ -2,12 +2,12 @@ import SystemCalls
 
 extension SocketActivation {
     /// What ``take(preferredName:environment:pid:)`` found.
-    public struct Taken: Sendable, Equatable {
+    package struct Taken: Sendable, Equatable {
         /// Every passed descriptor (now close-on-exec).
-        public let descriptors: [Descriptor]
+        package let descriptors: [Descriptor]
         /// The one to serve on (see ``SocketActivation/choose(from:preferredName:isListeningStream:)``),
         /// or nil when none was passed or none is a listening stream socket.
-        public let chosen: Descriptor?
+        package let chosen: Descriptor?
     }
 
     /// Takes over the descriptors passed to this process: reads the variables, removes them from
@@ -16,7 +16,7 @@ extension SocketActivation {
     /// owns the descriptors from then on (it adopts the chosen one and may close the rest).
     ///
     /// Main thread only, before any other thread is started (it changes the environment).
-    public static func take(
+    package static func take(
         preferredName: String,
         environment: [String: String],
         pid: Int32

@@ -6,21 +6,21 @@
 /// ``take(preferredName:environment:pid:)`` (SocketActivation+Take.swift) acts on it.
 ///
 /// Threading: pure functions; any thread.
-public enum SocketActivation {
+package enum SocketActivation {
     /// The first passed descriptor (`SD_LISTEN_FDS_START`).
-    public static let firstDescriptor: Int32 = 3
+    package static let firstDescriptor: Int32 = 3
 
     /// The variables that carry socket activation; removed once read, so that children (the
     /// simulators) do not believe the descriptors are theirs.
-    public static let variables = ["LISTEN_PID", "LISTEN_FDS", "LISTEN_FDNAMES"]
+    package static let variables = ["LISTEN_PID", "LISTEN_FDS", "LISTEN_FDNAMES"]
 
     /// A descriptor passed by the service manager.
-    public struct Descriptor: Sendable, Equatable {
-        public let fd: Int32
+    package struct Descriptor: Sendable, Equatable {
+        package let fd: Int32
         /// Its `FileDescriptorName=`, or "unknown" (systemd's name when none is given).
-        public let name: String
+        package let name: String
 
-        public init(fd: Int32, name: String) {
+        package init(fd: Int32, name: String) {
             self.fd = fd
             self.name = name
         }
@@ -29,7 +29,7 @@ public enum SocketActivation {
     /// The descriptors passed to process `pid`: empty when `LISTEN_PID` is unset or names another
     /// process (then the variables were not meant for us) or `LISTEN_FDS` is 0. Bad numbers and a
     /// name count that does not match are errors.
-    public static func descriptors(environment: [String: String], pid: Int32) throws(SystemdError) -> [Descriptor] {
+    package static func descriptors(environment: [String: String], pid: Int32) throws(SystemdError) -> [Descriptor] {
         guard let pidText = environment["LISTEN_PID"] else { return [] }
         guard let target = Int32(pidText), target > 0 else {
             throw .badListenVariable(variable: "LISTEN_PID", value: pidText)
@@ -54,7 +54,7 @@ public enum SocketActivation {
     /// The descriptor to serve the control socket on: the one named `preferredName` if any, else
     /// the first for which `isListeningStream` is true (it checks the socket for real). Nil when
     /// none fits.
-    public static func choose(
+    package static func choose(
         from descriptors: [Descriptor],
         preferredName: String,
         isListeningStream: (Int32) -> Bool

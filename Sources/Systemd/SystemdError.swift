@@ -3,7 +3,7 @@ import SystemCalls
 /// What can go wrong talking to the service manager. Each case reads as a sentence in a log line.
 ///
 /// Threading: a value. Any thread.
-public enum SystemdError: Error, Sendable, Equatable, CustomStringConvertible {
+package enum SystemdError: Error, Sendable, Equatable, CustomStringConvertible {
     /// `NOTIFY_SOCKET` is set but is not an address we can send to.
     case badNotifySocket(String, reason: String)
     /// Sending a notification failed (the socket went away, permission denied, …).
@@ -21,7 +21,7 @@ public enum SystemdError: Error, Sendable, Equatable, CustomStringConvertible {
     /// A system call failed while taking over inherited descriptors.
     case system(String, SyscallError)
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .badNotifySocket(let value, let reason):
             "NOTIFY_SOCKET=\(value) cannot be used: \(reason); not notifying the service manager"

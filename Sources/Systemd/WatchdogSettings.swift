@@ -5,19 +5,19 @@
 /// kill the service.
 ///
 /// Threading: a value. Any thread.
-public struct WatchdogSettings: Sendable, Equatable {
+package struct WatchdogSettings: Sendable, Equatable {
     /// After this long without a ping the service manager kills the service.
-    public let timeout: Duration
+    package let timeout: Duration
 
     /// How often to ping: half the timeout.
-    public var pingInterval: Duration { timeout / 2 }
+    package var pingInterval: Duration { timeout / 2 }
 
-    public init(timeout: Duration) { self.timeout = timeout }
+    package init(timeout: Duration) { self.timeout = timeout }
 
     /// The watchdog for process `pid` under `environment`: nil when `WATCHDOG_USEC` is unset, or
     /// when `WATCHDOG_PID` names another process (the variables were meant for a parent or a
     /// child, not us). A value that is not a positive integer is an error. Pure; any thread.
-    public static func parse(environment: [String: String], pid: Int32) throws(SystemdError) -> WatchdogSettings? {
+    package static func parse(environment: [String: String], pid: Int32) throws(SystemdError) -> WatchdogSettings? {
         guard let usecText = environment["WATCHDOG_USEC"] else { return nil }
         guard let usec = UInt64(usecText), usec > 0, usec <= UInt64(Int64.max) / 1000 else {
             throw .badWatchdog(variable: "WATCHDOG_USEC", value: usecText)

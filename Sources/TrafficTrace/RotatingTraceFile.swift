@@ -11,10 +11,10 @@ import SystemCalls
 /// daemon's already there (a restart) is appended to.
 ///
 /// Writer thread only (``TraceSink``); ``open(path:maxBytes:keep:)`` on any one thread.
-public final class RotatingTraceFile: TraceSink {
-    public let path: String
-    public let maxBytes: Int64
-    public let keep: Int
+package final class RotatingTraceFile: TraceSink {
+    package let path: String
+    package let maxBytes: Int64
+    package let keep: Int
     private var fd: OwnedFD?
     /// Bytes in the file plus those held in `held`.
     private var size: Int64
@@ -22,7 +22,7 @@ public final class RotatingTraceFile: TraceSink {
     private var held: [UInt8] = []
     private static let flushThreshold = 64 << 10
     /// The permission bits of new trace files: the daemon's user reads and writes, its group reads.
-    public static let mode: UInt32 = 0o640
+    package static let mode: UInt32 = 0o640
 
     private init(path: String, maxBytes: Int64, keep: Int, fd: consuming OwnedFD, size: Int64) {
         self.path = path
@@ -35,14 +35,14 @@ public final class RotatingTraceFile: TraceSink {
 
     /// Opens (or creates) `path` to append to, safely when other users may be hostile
     /// (``TraceFileOpening``): the folder is checked, a file found must be the daemon's.
-    public static func open(path: String, maxBytes: Int64, keep: Int) throws(TraceError) -> RotatingTraceFile {
+    package static func open(path: String, maxBytes: Int64, keep: Int) throws(TraceError) -> RotatingTraceFile {
         try TraceFileOpening.checkFolder(of: path)
         let opened = try TraceFileOpening.open(path, mode: mode)
         let size = opened.status.size
         return RotatingTraceFile(path: path, maxBytes: maxBytes, keep: keep, fd: opened.takeDescriptor(), size: size)
     }
 
-    public func write(record: UnsafeBufferPointer<UInt8>) throws(TraceError) {
+    package func write(record: UnsafeBufferPointer<UInt8>) throws(TraceError) {
         if size > 0 && size + Int64(record.count) > maxBytes {
             try flush()
             try rotate()
@@ -52,7 +52,7 @@ public final class RotatingTraceFile: TraceSink {
         if held.count >= Self.flushThreshold { try flush() }
     }
 
-    public func flush() throws(TraceError) {
+    package func flush() throws(TraceError) {
         guard !held.isEmpty, let raw = fd?.rawValue else { return }
         defer { held.removeAll(keepingCapacity: true) }
         var written = 0
@@ -121,7 +121,7 @@ public final class RotatingTraceFile: TraceSink {
         }
     }
 
-    public func close() {
+    package func close() {
         try? flush()
         fd.take()?.close()
     }

@@ -12,13 +12,13 @@ import ControlProtocol
 /// `2026-11-25T12:16:35.123456Z … 1234 bytes dropped …` (`jsonl`: `{…,"dropped_bytes":1234}`).
 ///
 /// Threading: a value. Any thread.
-public enum TraceLayout: String, Sendable, CaseIterable {
+package enum TraceLayout: String, Sendable, CaseIterable {
     case text
     case hexdump
     case jsonl
 
     /// Appends one record in this layout, ending with a newline.
-    public func append(
+    package func append(
         device: String,
         timestampMicroseconds: Int64,
         direction: TrafficRecord.Direction,
@@ -59,7 +59,7 @@ public enum TraceLayout: String, Sendable, CaseIterable {
     }
 
     /// Appends the mark for `count` bytes left out, ending with a newline.
-    public func appendDropped(device: String, timestampMicroseconds: Int64, count: Int64, to buffer: inout [UInt8]) {
+    package func appendDropped(device: String, timestampMicroseconds: Int64, count: Int64, to buffer: inout [UInt8]) {
         appendRecord(timestampMicroseconds: timestampMicroseconds, to: &buffer) { buffer in
             TrafficRecord.encodeDropped(
                 device: device,

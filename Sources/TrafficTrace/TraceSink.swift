@@ -3,7 +3,7 @@
 ///
 /// Called only from the writer's thread (one thread at a time), so implementations need no lock
 /// of their own.
-public protocol TraceSink: AnyObject {
+package protocol TraceSink: AnyObject {
     /// Takes one formatted record (whole lines). May hold it until ``flush()``.
     func write(record: UnsafeBufferPointer<UInt8>) throws(TraceError)
     /// Hands everything held to the file. Called after each batch of records.
@@ -15,8 +15,8 @@ public protocol TraceSink: AnyObject {
 /// Why tracing to a file failed: a sentence a person reads (with the file's name).
 ///
 /// Threading: a value. Any thread.
-public struct TraceError: Error, Sendable, Equatable, CustomStringConvertible {
-    public let description: String
+package struct TraceError: Error, Sendable, Equatable, CustomStringConvertible {
+    package let description: String
 
-    public init(_ description: String) { self.description = description }
+    package init(_ description: String) { self.description = description }
 }

@@ -13,32 +13,32 @@ import SystemCalls
 ///
 /// Any thread: ``append(direction:timestampMicroseconds:client:request:bytes:)`` from one
 /// producer at a time (the device loop), ``close()`` once.
-public final class TraceWriter: Sendable {
+package final class TraceWriter: Sendable {
     /// Counts since the writer started.
     ///
     /// Threading: a value. Any thread.
-    public struct Statistics: Sendable, Equatable {
+    package struct Statistics: Sendable, Equatable {
         /// Bytes of traffic accepted into the buffer.
-        public var tracedBytes: Int64 = 0
+        package var tracedBytes: Int64 = 0
         /// Bytes of traffic left out: the buffer was full, or the sink failed.
-        public var droppedBytes: Int64 = 0
+        package var droppedBytes: Int64 = 0
         /// The sink's last failure, if any.
-        public var lastError: String?
+        package var lastError: String?
     }
 
     /// The default bound of the buffer: about 90 seconds of a 115200-baud line in both
     /// directions, far more than a disk stalls for in normal operation.
-    public static let defaultCapacity = 1 << 20
+    package static let defaultCapacity = 1 << 20
 
-    public let device: String
-    public let layout: TraceLayout
-    public let capacity: Int
+    package let device: String
+    package let layout: TraceLayout
+    package let capacity: Int
     private let shared: SignallingLock<TraceQueueState>
     private let thread: Locked<WorkerThread?>
 
     /// Starts the writer thread. `sink` is used from that thread only; `onError` is called there
     /// when the sink fails (once per different message).
-    public init(
+    package init(
         device: String,
         layout: TraceLayout,
         sink: any TraceSink,
@@ -57,7 +57,7 @@ public final class TraceWriter: Sendable {
     }
 
     /// Queues one record; returns at once. Device loop (one producer).
-    public func append(
+    package func append(
         direction: TrafficRecord.Direction,
         timestampMicroseconds: Int64,
         client: UInt64?,
@@ -96,13 +96,13 @@ public final class TraceWriter: Sendable {
     }
 
     /// The counts so far. Any thread.
-    public var statistics: Statistics {
+    package var statistics: Statistics {
         shared.withLock { s in (s.statistics, false) }
     }
 
     /// Writes what is queued (with a final drop mark if bytes were left out), closes the sink and
     /// waits for the thread to end. Later appends are dropped. Any thread but the writer's.
-    public func close() {
+    package func close() {
         closing()?.join()
     }
 
@@ -110,7 +110,7 @@ public final class TraceWriter: Sendable {
     /// for the device loop, which must not wait on a disk. The thread is joined later by
     /// ``awaitFinishing(within:)`` (the daemon's main thread, at exit), or ends by itself. Any
     /// thread but the writer's.
-    public func finish() {
+    package func finish() {
         guard let worker = closing() else { return }
         Self.finishing.withLock { list in
             // Writers that have ended since are joined now, so that the list holds only those
@@ -130,7 +130,7 @@ public final class TraceWriter: Sendable {
     /// Waits for every writer told to ``finish()`` so far, all within one `limit` (a stalled disk
     /// must not hold the daemon's exit for long): true if all had ended; those still writing are
     /// left to end by themselves. Any thread but a writer's; not on a loop thread.
-    public static func awaitFinishing(within limit: Duration) -> Bool {
+    package static func awaitFinishing(within limit: Duration) -> Bool {
         let workers = finishing.withLock { list in
             let taken = list
             list.removeAll()

@@ -1,11 +1,11 @@
 /// Bytes as people read them in a trace: escaped text and hex dumps.
 ///
 /// Threading: stateless. Any thread.
-public enum TrafficText {
+package enum TrafficText {
     /// Appends `bytes` as printable ASCII: `\r`, `\n`, `\t`, `\0`, `\\` and `\xNN` for every
     /// other byte outside 0x20 ... 0x7E (UTF-8 included), so one record stays one line and the
     /// text gives back exactly the bytes (``unescape(_:)``).
-    public static func escape(_ bytes: UnsafeBufferPointer<UInt8>, into buffer: inout [UInt8]) {
+    package static func escape(_ bytes: UnsafeBufferPointer<UInt8>, into buffer: inout [UInt8]) {
         for byte in bytes {
             switch byte {
             case 0x0D: buffer.append(contentsOf: [0x5C, UInt8(ascii: "r")])
@@ -20,14 +20,14 @@ public enum TrafficText {
     }
 
     /// ``escape(_:into:)`` as a string.
-    public static func escaped(_ bytes: [UInt8]) -> String {
+    package static func escaped(_ bytes: [UInt8]) -> String {
         var buffer: [UInt8] = []
         bytes.withUnsafeBufferPointer { escape($0, into: &buffer) }
         return String(decoding: buffer, as: UTF8.self)
     }
 
     /// The bytes an escaped text stands for, or `nil` if it is not what ``escape(_:into:)`` writes.
-    public static func unescape(_ text: some Collection<UInt8>) -> [UInt8]? {
+    package static func unescape(_ text: some Collection<UInt8>) -> [UInt8]? {
         var out: [UInt8] = []
         var iterator = text.makeIterator()
         while let byte = iterator.next() {
@@ -54,7 +54,7 @@ public enum TrafficText {
 
     /// Appends `hexdump -C`-style lines, each starting with `indent` spaces: the offset, sixteen
     /// bytes in two groups of eight, and the printable ASCII between bars.
-    public static func hexDump(_ bytes: UnsafeBufferPointer<UInt8>, indent: Int, into buffer: inout [UInt8]) {
+    package static func hexDump(_ bytes: UnsafeBufferPointer<UInt8>, indent: Int, into buffer: inout [UInt8]) {
         var offset = 0
         while offset < bytes.count {
             buffer.append(contentsOf: repeatElement(UInt8(ascii: " "), count: indent))
@@ -82,7 +82,7 @@ public enum TrafficText {
     }
 
     /// ``hexDump(_:indent:into:)`` as lines without their newlines.
-    public static func hexDumpLines(_ bytes: [UInt8], indent: Int = 0) -> [String] {
+    package static func hexDumpLines(_ bytes: [UInt8], indent: Int = 0) -> [String] {
         var buffer: [UInt8] = []
         bytes.withUnsafeBufferPointer { hexDump($0, indent: indent, into: &buffer) }
         return buffer.split(separator: UInt8(ascii: "\n")).map { String(decoding: $0, as: UTF8.self) }

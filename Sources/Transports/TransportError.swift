@@ -8,6 +8,8 @@ import SystemCalls
 public enum TransportError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The device path does not exist (or names no device behind it).
     case notFound(path: String)
+    /// A descriptor kept from before (across a restart) is not the device at the path any more.
+    case replaced(path: String)
     /// Another process holds the device (`TIOCEXCL` or the `flock`).
     case inUse(path: String)
     /// The daemon may not open the device (`EACCES`: the file's owner, group and mode).
@@ -44,6 +46,8 @@ public enum TransportError: Error, Sendable, Equatable, CustomStringConvertible 
         switch self {
         case .notFound(let path):
             return "\(path) does not exist"
+        case .replaced(let path):
+            return "the descriptor kept for \(path) is not the device at \(path) now (replugged or replaced)"
         case .inUse(let path):
             return "\(path) is in use by another process"
         case .permissionDenied(let path) where path.hasPrefix("/dev/"):

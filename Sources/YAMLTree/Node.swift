@@ -3,7 +3,7 @@
 /// sequences only. Tags are not kept: the decoders type values by key, not by tag.
 ///
 /// Threading: a value. Any thread.
-public enum Node: Sendable {
+package enum Node: Sendable {
     case scalar(Scalar)
     case mapping(Mapping)
     case sequence(Sequence)
@@ -11,11 +11,11 @@ public enum Node: Sendable {
     /// Where a node starts in the text (1-based line).
     ///
     /// Threading: a value. Any thread.
-    public struct Mark: Sendable, Equatable {
-        public let line: Int
-        public let column: Int
+    package struct Mark: Sendable, Equatable {
+        package let line: Int
+        package let column: Int
 
-        public init(line: Int, column: Int) {
+        package init(line: Int, column: Int) {
             self.line = line
             self.column = column
         }
@@ -24,18 +24,18 @@ public enum Node: Sendable {
     /// A scalar as written: its text (escapes and folding applied) and its quoting style.
     ///
     /// Threading: a value. Any thread.
-    public struct Scalar: Sendable {
+    package struct Scalar: Sendable {
         /// How a scalar was written. `any` is never produced by the parser; it is kept for scalars
         /// built in code.
-        public enum Style: Sendable, Equatable {
+        package enum Style: Sendable, Equatable {
             case any, plain, singleQuoted, doubleQuoted, literal, folded
         }
 
-        public let string: String
-        public let style: Style
-        public let mark: Mark?
+        package let string: String
+        package let style: Style
+        package let mark: Mark?
 
-        public init(_ string: String, style: Style = .plain, mark: Mark? = nil) {
+        package init(_ string: String, style: Style = .plain, mark: Mark? = nil) {
             self.string = string
             self.style = style
             self.mark = mark
@@ -45,44 +45,44 @@ public enum Node: Sendable {
     /// A mapping's key/value pairs in file order (duplicates are refused while composing).
     ///
     /// Threading: a value. Any thread.
-    public struct Mapping: Sendable, RandomAccessCollection {
-        public let pairs: [(key: Node, value: Node)]
-        public let mark: Mark?
+    package struct Mapping: Sendable, RandomAccessCollection {
+        package let pairs: [(key: Node, value: Node)]
+        package let mark: Mark?
 
-        public init(_ pairs: [(key: Node, value: Node)], mark: Mark? = nil) {
+        package init(_ pairs: [(key: Node, value: Node)], mark: Mark? = nil) {
             self.pairs = pairs
             self.mark = mark
         }
 
-        public var startIndex: Int { pairs.startIndex }
-        public var endIndex: Int { pairs.endIndex }
-        public subscript(position: Int) -> (key: Node, value: Node) { pairs[position] }
+        package var startIndex: Int { pairs.startIndex }
+        package var endIndex: Int { pairs.endIndex }
+        package subscript(position: Int) -> (key: Node, value: Node) { pairs[position] }
 
-        public var keys: [Node] { pairs.map(\.key) }
-        public var values: [Node] { pairs.map(\.value) }
+        package var keys: [Node] { pairs.map(\.key) }
+        package var values: [Node] { pairs.map(\.value) }
     }
 
     /// A sequence's elements in file order.
     ///
     /// Threading: a value. Any thread.
-    public struct Sequence: Sendable, RandomAccessCollection {
-        public let nodes: [Node]
-        public let mark: Mark?
+    package struct Sequence: Sendable, RandomAccessCollection {
+        package let nodes: [Node]
+        package let mark: Mark?
 
-        public init(_ nodes: [Node], mark: Mark? = nil) {
+        package init(_ nodes: [Node], mark: Mark? = nil) {
             self.nodes = nodes
             self.mark = mark
         }
 
-        public var startIndex: Int { nodes.startIndex }
-        public var endIndex: Int { nodes.endIndex }
-        public subscript(position: Int) -> Node { nodes[position] }
+        package var startIndex: Int { nodes.startIndex }
+        package var endIndex: Int { nodes.endIndex }
+        package subscript(position: Int) -> Node { nodes[position] }
     }
 }
 
 extension Node {
     /// Where the node starts, if it came from text.
-    public var mark: Mark? {
+    package var mark: Mark? {
         switch self {
         case .scalar(let scalar): scalar.mark
         case .mapping(let mapping): mapping.mark
@@ -90,26 +90,26 @@ extension Node {
         }
     }
 
-    public var scalar: Scalar? {
+    package var scalar: Scalar? {
         if case .scalar(let scalar) = self { return scalar }
         return nil
     }
 
-    public var mapping: Mapping? {
+    package var mapping: Mapping? {
         if case .mapping(let mapping) = self { return mapping }
         return nil
     }
 
-    public var sequence: Sequence? {
+    package var sequence: Sequence? {
         if case .sequence(let sequence) = self { return sequence }
         return nil
     }
 
     /// A scalar's text, whatever its style.
-    public var string: String? { scalar?.string }
+    package var string: String? { scalar?.string }
 
     /// A scalar that is a decimal integer (optional sign, digits only, quoted or not).
-    public var int: Int? {
+    package var int: Int? {
         guard let text = string else { return nil }
         var digits = Substring(text)
         let negative = digits.first == "-"

@@ -9,12 +9,12 @@ import CYAML
 /// stack of the thread that reads it.
 ///
 /// Threading: stateless. Any thread.
-public enum YAML {
+package enum YAML {
     /// The deepest nesting of mappings and sequences accepted.
-    public static let maxDepth = 256
+    package static let maxDepth = 256
 
     /// The tree of the single document in `yaml`, or `nil` when the text holds no document.
-    public static func compose(yaml: String) throws(YAMLError) -> Node? {
+    package static func compose(yaml: String) throws(YAMLError) -> Node? {
         var bytes = Array(yaml.utf8)
         if bytes.isEmpty { bytes = [0x0A] }  // libyaml wants a non-null input pointer
         let result = bytes.withUnsafeBufferPointer { buffer -> Result<Node?, YAMLError> in

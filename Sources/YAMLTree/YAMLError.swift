@@ -1,7 +1,7 @@
 /// Why a YAML text could not be composed into a tree.
 ///
 /// Threading: a value. Any thread.
-public enum YAMLError: Error, Sendable, CustomStringConvertible {
+package enum YAMLError: Error, Sendable, CustomStringConvertible {
     /// The text is not YAML: `problem` at `line`, found while reading `context` (which began at
     /// `contextLine`), as libyaml's scanner and parser word it.
     case syntax(problem: String, line: Int, context: String?, contextLine: Int?)
@@ -12,14 +12,14 @@ public enum YAMLError: Error, Sendable, CustomStringConvertible {
     case reader(problem: String)
 
     /// The line the error is at, when there is one.
-    public var line: Int? {
+    package var line: Int? {
         switch self {
         case .syntax(_, let line, _, _), .duplicateKeys(_, let line): line
         case .reader: nil
         }
     }
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .syntax(let problem, let line, let context, let contextLine):
             let during = context.map { " (\($0) at line \(contextLine ?? line))" } ?? ""

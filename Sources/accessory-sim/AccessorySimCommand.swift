@@ -155,6 +155,14 @@ struct AccessorySimCommand: ParsableCommand {
     @Option(help: ArgumentHelp("Longest inbound line or frame, in bytes.", valueName: "bytes"))
     var maxLength: Int = 65_536
 
+    @Option(
+        help: ArgumentHelp(
+            "Write to FILE how often another process closed the pty (the stand-in for a hang-up: on a real port, a DTR drop).",
+            valueName: "file"
+        )
+    )
+    var countCloses: String?
+
     /// The longest Unix socket path (`sun_path` less its terminating NUL).
     static let maxSocketPathBytes = 107
 
@@ -180,6 +188,9 @@ struct AccessorySimCommand: ParsableCommand {
         if !(0...1).contains(garbageProbability) { throw ValidationError("--garbage-probability must be in 0...1") }
         if maxLength < 1 { throw ValidationError("--max-length must be at least 1") }
         if let n = name, n.isEmpty || n.contains(" ") { throw ValidationError("--name must be non-empty, no spaces") }
+        if countCloses != nil && (count != 1 || hangupAfter != nil || reappearAfterMs != nil) {
+            throw ValidationError("--count-closes watches one pty: not with --count, --hangup-after or --reappear-after-ms")
+        }
     }
 
     func run() throws {
@@ -220,6 +231,17 @@ struct AccessorySimCommand: ParsableCommand {
                 throw ExitCode(1)
             }
         }
+        var closeCounter: CloseCounter?
+        if let countCloses, let slave = accessories.first?.status.slavePath {
+            do {
+                closeCounter = try CloseCounter(slavePath: slave, file: countCloses, on: loop)
+            } catch {
+                StandardStreams.err("--count-closes \(countCloses): \(error)")
+                for a in accessories { a.stop() }
+                loop.shutdown()
+                throw ExitCode(1)
+            }
+        }
         // Registered once every accessory runs (a signal sent earlier waits in the descriptor).
         let started = accessories
         let reappearAfter = reappearAfterMs.map { Duration.milliseconds($0) }
@@ -236,6 +258,7 @@ struct AccessorySimCommand: ParsableCommand {
             }
         }
         loop.run()
+        withExtendedLifetime(closeCounter) {}
         for a in accessories { a.stop() }
         loop.shutdown()
     }

@@ -1,6 +1,7 @@
 import AccessoryClient
 import ArgumentParser
 import ControlProtocol
+import JSONCodec
 
 /// A command that works on an open connection: what both the command line and a `lock`
 /// session's script lines run.

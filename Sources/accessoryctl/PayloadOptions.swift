@@ -1,5 +1,6 @@
 import ArgumentParser
 import ControlProtocol
+import JSONCodec
 
 /// How the DATA argument of `transact` and `write` is written: text (its UTF-8, the default),
 /// `--hex` or `--base64`.

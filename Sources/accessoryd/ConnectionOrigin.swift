@@ -2,6 +2,7 @@ import AccessoryCore
 import ControlProtocol
 import ControlServer
 import Glibc
+import JSONCodec
 import SystemCalls
 
 /// A control-server connection seen as a request origin by the accessory registry.

@@ -61,9 +61,12 @@ final class Daemon {
         // systemd: notifications, watchdog, socket activation (ServiceManager.swift).
         let service = ServiceManager(environment: environment, log: log)
         let listening: ListeningSocket
+        let descriptorStore: SystemdDescriptorStore?
         do {
-            if let inherited = try service.inheritedListeningSocket() {
-                listening = inherited
+            let inherited = try service.inheritedDescriptors()
+            descriptorStore = service.descriptorStore(kept: inherited.keptDevices)
+            if let fd = inherited.listeningFD {
+                listening = try ListeningSocket(listeningFD: fd)
             } else {
                 listening = try makeListeningSocket()
             }
@@ -88,10 +91,12 @@ final class Daemon {
             return 1
         }
         let log = self.log
-        let registry = AccessoryRegistry(loop: deviceLoop, configuration: configuration, devicePaths: devicePaths) {
-            level,
-            message in log(level, message)
-        }
+        let registry = AccessoryRegistry(
+            loop: deviceLoop,
+            configuration: configuration,
+            devicePaths: devicePaths,
+            descriptorStore: descriptorStore
+        ) { level, message in log(level, message) }
         let handler = ClientCountingHandler(RegistryHandler(registry: registry), service: service)
         registry.onStateChange = { [unowned registry] _ in service.accessoriesChanged(registry) }
         TestHooks.install(on: deviceLoop, environment: environment, log: log)
@@ -183,6 +188,8 @@ final class Daemon {
             return 1
         }
         server.start()
+        // Start-up has opened what it can: what the store handed back and nothing took is closed.
+        if let descriptorStore { deviceLoop.perform { descriptorStore.closeUnclaimed() } }
         service.announceReady(registry: registry, controlLoop: controlLoop)
         log(
             .info,

@@ -62,25 +62,41 @@ final class ServiceManager: Sendable {
 
     // MARK: - Socket activation
 
-    /// The control socket passed by systemd's socket activation, or nil when none was passed
-    /// (then the daemon makes its own). The activation variables are removed from the
-    /// environment either way, so the simulators do not inherit them.
+    /// What systemd passed at start: the control socket of socket activation (its descriptor, to
+    /// make a `ListeningSocket` of; nil when none was passed: the daemon makes its own), and the devices kept in its file descriptor store
+    /// across a restart, by name (``SystemdDescriptorStore``). The variables are removed from
+    /// the environment either way, so the simulators do not inherit them.
     ///
     /// Main thread only, before any thread is started.
-    func inheritedListeningSocket() throws -> ListeningSocket? {
+    func inheritedDescriptors() throws -> (listeningFD: CInt?, keptDevices: [String: CInt]) {
         let taken = try SocketActivation.take(
             preferredName: ServiceManager.controlSocketName,
             environment: environment,
             pid: getpid()
         )
-        guard !taken.descriptors.isEmpty else { return nil }
+        var kept: [String: CInt] = [:]
+        var sockets: [SocketActivation.Descriptor] = []
+        for d in taken.descriptors {
+            if DeviceDescriptorStoreName.isDevice(d.name) && d.fd != taken.chosen?.fd {
+                if kept[d.name] == nil {
+                    kept[d.name] = d.fd
+                } else {
+                    log(.notice, "descriptor store: closing a second descriptor kept as \(d.name)")
+                    OwnedFD(adopting: d.fd).close()
+                }
+            } else {
+                sockets.append(d)
+            }
+        }
+        if !kept.isEmpty { log(.info, "descriptor store: \(kept.count) devices kept across the restart") }
+        guard !sockets.isEmpty else { return (nil, kept) }
         guard let chosen = taken.chosen else {
-            let passed = taken.descriptors.map { "fd \($0.fd) (\($0.name))" }.joined(separator: ", ")
+            let passed = sockets.map { "fd \($0.fd) (\($0.name))" }.joined(separator: ", ")
             throw ActivationError(
                 description: "socket activation passed \(passed) but none is a listening stream socket"
             )
         }
-        for other in taken.descriptors where other.fd != chosen.fd {
+        for other in sockets where other.fd != chosen.fd {
             log(
                 .notice,
                 "socket activation: ignoring fd \(other.fd) (\(other.name)); only one control socket is served"
@@ -88,7 +104,17 @@ final class ServiceManager: Sendable {
             OwnedFD(adopting: other.fd).close()
         }
         log(.info, "socket activation: serving on fd \(chosen.fd) (\(chosen.name))")
-        return try ListeningSocket(listeningFD: chosen.fd)
+        return (chosen.fd, kept)
+    }
+
+    /// systemd's file descriptor store for the accessories, holding `kept` (handed back at this
+    /// start); nil when not started by systemd (nothing to keep devices in: they close at exit).
+    func descriptorStore(kept: [String: CInt]) -> SystemdDescriptorStore? {
+        guard let notifier else {
+            for fd in kept.values { OwnedFD(adopting: fd).close() }
+            return nil
+        }
+        return SystemdDescriptorStore(notifier: notifier, kept: kept, log: log)
     }
 
     /// Socket activation passed descriptors, but none can serve.

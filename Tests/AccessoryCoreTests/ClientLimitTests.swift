@@ -5,6 +5,7 @@ import AccessoryTestSupport
 import ControlProtocol
 import Glibc
 import IOLoop
+import JSONCodec
 import Testing
 
 /// The per-client limits of `limits:` as the registry applies them: a locked accessory refuses a

@@ -4,6 +4,7 @@ import AccessorySimulator
 import AccessoryTestSupport
 import Glibc
 import IOLoop
+import JSONCodec
 import SystemCalls
 import Transports
 
@@ -52,6 +53,11 @@ final class RecordingOrigin: RequestOrigin, @unchecked Sendable {  // @unchecked
     var duplicates: Int { state.withLock { $0.duplicates } }
     var notifications: [[UInt8]] { state.withLock { $0.notifications } }
     var disconnectReasons: [String] { state.withLock { $0.disconnects } }
+
+    /// The response to `id` if there is one now, as parsed JSON (no waiting: for virtual time).
+    func answered(_ id: Int64) -> Result<JSONValue, RPCError>? {
+        state.withLock { $0.responses[.int(id)] }?.map { try! JSONParser.parse($0) }
+    }
 
     /// Waits (bounded) for the response to `id`; the result as parsed JSON.
     func response(_ id: Int64, seconds: Double = 10) -> Result<JSONValue, RPCError>? {

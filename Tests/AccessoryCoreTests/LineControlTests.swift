@@ -4,6 +4,7 @@ import AccessoryTestSupport
 import ControlProtocol
 import Glibc
 import IOLoop
+import JSONCodec
 import SystemCalls
 import Testing
 

@@ -5,6 +5,7 @@ import AccessoryTestSupport
 import ControlProtocol
 import Glibc
 import IOLoop
+import JSONCodec
 import Testing
 
 @Suite("locks and access")

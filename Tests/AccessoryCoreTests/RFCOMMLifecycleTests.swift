@@ -2,6 +2,7 @@ import AccessoryConfig
 import AccessoryCore
 import AccessoryTestSupport
 import IOLoop
+import JSONCodec
 import SystemCalls
 import Testing
 import Transports

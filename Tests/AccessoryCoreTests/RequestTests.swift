@@ -49,7 +49,11 @@ struct RequestTests {
 
     @Test("single file: 16 clients × 200 transactions each, every reply carries its own request's payload")
     func singleFileUnderConcurrency() throws {
-        let h = try CoreHarness(sims: ["echo": SimulatorConfiguration(name: "echo")], yaml: Self.echoYAML)
+        // A 10 s answer timeout: this test is about order, and on a loaded machine (CI beside
+        // other builds) 16 busy threads can hold a reply past the usual 1 s; an error answer would
+        // count as a mismatch without any reply having crossed.
+        let yaml = Self.echoYAML.replacingOccurrences(of: "timeout_ms: 1000", with: "timeout_ms: 10000")
+        let h = try CoreHarness(sims: ["echo": SimulatorConfiguration(name: "echo")], yaml: yaml)
         #expect(h.waitReady("echo"))
         let perClient = 200
         let clients = (0..<16).map { RecordingOrigin(clientID: UInt64($0 + 1)) }

@@ -1,5 +1,6 @@
 import AccessoryTestSupport
 import ControlProtocol
+import JSONCodec
 import Testing
 
 /// `control` with an `attach` session's token: the session's own break/DTR/RTS, run inside the

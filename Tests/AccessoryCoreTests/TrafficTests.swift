@@ -1,6 +1,7 @@
 import AccessoryConfig
 import AccessorySimulator
 import AccessoryTestSupport
+import JSONCodec
 import SystemCalls
 import Testing
 

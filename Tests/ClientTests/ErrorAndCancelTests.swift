@@ -1,6 +1,7 @@
 import AccessoryClient
 import AccessoryTestSupport
 import ControlProtocol
+import JSONCodec
 import SystemCalls
 import Testing
 

@@ -1,5 +1,6 @@
 import AccessoryClient
 import AccessoryTestSupport
+import JSONCodec
 import SystemCalls
 import Testing
 

@@ -1,5 +1,6 @@
 import AccessoryClient
 import ControlProtocol
+import JSONCodec
 import SystemCalls
 import Testing
 

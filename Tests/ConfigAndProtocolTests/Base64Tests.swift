@@ -1,3 +1,4 @@
+import JSONCodec
 import Testing
 
 @testable import ControlProtocol

@@ -1,4 +1,5 @@
 import ControlProtocol
+import JSONCodec
 import Testing
 
 /// The typed results of `lock`, `unlock`, `attach`, `subscribe`/`unsubscribe` and

@@ -1,4 +1,5 @@
 import ControlProtocol
+import JSONCodec
 import Testing
 
 /// The typed results of `device.status`, `daemon.status` and `clients.list` (and the `{device,

@@ -2,6 +2,7 @@ import AccessoryTestSupport
 import ControlProtocol
 import ControlServer
 import IOLoop
+import JSONCodec
 import Testing
 
 /// JSON-RPC 2.0 batches, notifications and `rpc.discover` at the server: what is answered, in

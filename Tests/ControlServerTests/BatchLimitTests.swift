@@ -2,6 +2,7 @@ import AccessoryTestSupport
 import ControlProtocol
 import ControlServer
 import IOLoop
+import JSONCodec
 import Testing
 
 /// Every byte a client makes the server hold counts against `maxOutboundBytes`: a batch whose

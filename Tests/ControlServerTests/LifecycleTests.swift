@@ -2,6 +2,7 @@ import AccessoryTestSupport
 import ControlServer
 import Glibc
 import IOLoop
+import JSONCodec
 import Testing
 
 @testable import ControlProtocol

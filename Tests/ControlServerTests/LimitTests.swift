@@ -3,6 +3,7 @@ import ControlProtocol
 import ControlServer
 import Glibc
 import IOLoop
+import JSONCodec
 import Testing
 
 @Suite("Limits: line length, slow readers, client count")

@@ -1,4 +1,3 @@
-import AccessoryConfig
 import AccessoryTestSupport
 import Glibc
 import Hotplug
@@ -48,8 +47,12 @@ struct HotplugNetlinkTests {
         )
         #expect(d.isInitialized, "libudev marks what udevd sends as initialized")
         #expect(d.properties["SEQNUM"] == "1")
-        #expect(IdentityMatching.matches(UdevMatch(vendorID: "0403", productID: "6001"), accessoryName: "m", device: d))
-        #expect(IdentityMatching.matches(UdevMatch(byID: "usb-FTDI_FAKE01-if00-port0"), accessoryName: "m", device: d))
+        #expect(
+            IdentityMatching.matches(DeviceMatch(vendorID: "0403", productID: "6001"), accessoryName: "m", device: d)
+        )
+        #expect(
+            IdentityMatching.matches(DeviceMatch(byID: "usb-FTDI_FAKE01-if00-port0"), accessoryName: "m", device: d)
+        )
         #expect(IdentityMatching.matches(path: slavePath, device: d))
         let slave = try FileIO.open(d.devName ?? "", flags: O_RDWR | O_NOCTTY | O_NONBLOCK)
         slave.close()
@@ -101,7 +104,7 @@ struct HotplugNetlinkTests {
             return
         }
         #expect(d.accessoryName == "meter")
-        #expect(IdentityMatching.matches(UdevMatch(vendorID: "ffff"), accessoryName: "meter", device: d))
+        #expect(IdentityMatching.matches(DeviceMatch(vendorID: "ffff"), accessoryName: "meter", device: d))
     }
 
     @Test("dropped: another subsystem, a tty event with another subsystem's hash, a bad magic, a bind")

@@ -1,4 +1,3 @@
-import AccessoryConfig
 import AccessoryTestSupport
 import Hotplug
 import SystemCalls
@@ -51,22 +50,22 @@ struct IdentityTests {
     @Test(
         "every configured field must match; hex ids ignore case and 0x",
         arguments: [
-            (UdevMatch(vendorID: "0403"), true),
-            (UdevMatch(vendorID: "0403", productID: "6001"), true),
-            (UdevMatch(vendorID: "0x0403", productID: "6001"), true),
-            (UdevMatch(vendorID: "0403", productID: "6001", serial: "A10K1XYZ"), true),
-            (UdevMatch(vendorID: "0403", productID: "6015"), false),
-            (UdevMatch(vendorID: "10c4", productID: "6001"), false),
-            (UdevMatch(serial: "A10K1XYZ"), true),
-            (UdevMatch(serial: "a10k1xyz"), false),
-            (UdevMatch(vendorID: "0403", serial: "OTHER"), false),
-            (UdevMatch(byID: "usb-FTDI_FT232R_A10K1XYZ-if00-port0"), true),
-            (UdevMatch(byID: "usb-FTDI_FT232R_A10K1XYZ-if01-port0"), false),
-            (UdevMatch(vendorID: "0403", byID: "usb-FTDI_FT232R_A10K1XYZ-if00-port0"), true),
-            (UdevMatch(), false),
+            (DeviceMatch(vendorID: "0403"), true),
+            (DeviceMatch(vendorID: "0403", productID: "6001"), true),
+            (DeviceMatch(vendorID: "0x0403", productID: "6001"), true),
+            (DeviceMatch(vendorID: "0403", productID: "6001", serial: "A10K1XYZ"), true),
+            (DeviceMatch(vendorID: "0403", productID: "6015"), false),
+            (DeviceMatch(vendorID: "10c4", productID: "6001"), false),
+            (DeviceMatch(serial: "A10K1XYZ"), true),
+            (DeviceMatch(serial: "a10k1xyz"), false),
+            (DeviceMatch(vendorID: "0403", serial: "OTHER"), false),
+            (DeviceMatch(byID: "usb-FTDI_FT232R_A10K1XYZ-if00-port0"), true),
+            (DeviceMatch(byID: "usb-FTDI_FT232R_A10K1XYZ-if01-port0"), false),
+            (DeviceMatch(vendorID: "0403", byID: "usb-FTDI_FT232R_A10K1XYZ-if00-port0"), true),
+            (DeviceMatch(), false),
         ]
     )
-    func udevMatch(match: UdevMatch, expected: Bool) {
+    func udevMatch(match: DeviceMatch, expected: Bool) {
         let upper = usbSerial(["ID_VENDOR_ID": "0403", "ID_MODEL_ID": "6001"])
         #expect(IdentityMatching.matches(match, accessoryName: "meter", device: upper) == expected)
     }
@@ -74,31 +73,33 @@ struct IdentityTests {
     @Test("hex case on the device side does not matter either")
     func deviceHexCase() {
         let d = usbSerial(["ID_VENDOR_ID": "10C4", "ID_MODEL_ID": "EA60"])
-        #expect(IdentityMatching.matches(UdevMatch(vendorID: "10c4", productID: "ea60"), accessoryName: "x", device: d))
-        #expect(IdentityMatching.matches(UdevMatch(vendorID: "10C4"), accessoryName: "x", device: d))
+        #expect(
+            IdentityMatching.matches(DeviceMatch(vendorID: "10c4", productID: "ea60"), accessoryName: "x", device: d)
+        )
+        #expect(IdentityMatching.matches(DeviceMatch(vendorID: "10C4"), accessoryName: "x", device: d))
     }
 
     @Test("a device without the property does not match a match on it")
     func missingProperty() {
         let d = usbSerial(["ID_SERIAL_SHORT": nil, "DEVLINKS": nil])
-        #expect(!IdentityMatching.matches(UdevMatch(serial: "A10K1XYZ"), accessoryName: "x", device: d))
+        #expect(!IdentityMatching.matches(DeviceMatch(serial: "A10K1XYZ"), accessoryName: "x", device: d))
         #expect(
             !IdentityMatching.matches(
-                UdevMatch(byID: "usb-FTDI_FT232R_A10K1XYZ-if00-port0"),
+                DeviceMatch(byID: "usb-FTDI_FT232R_A10K1XYZ-if00-port0"),
                 accessoryName: "x",
                 device: d
             )
         )
-        #expect(IdentityMatching.matches(UdevMatch(vendorID: "0403"), accessoryName: "x", device: d))
+        #expect(IdentityMatching.matches(DeviceMatch(vendorID: "0403"), accessoryName: "x", device: d))
     }
 
     @Test("ACCESSORYD_NAME from our udev rule matches by name whatever the ids")
     func taggedByRule() {
         let d = usbSerial(["ACCESSORYD_NAME": "gps"])
-        let other = UdevMatch(vendorID: "ffff")
+        let other = DeviceMatch(vendorID: "ffff")
         #expect(IdentityMatching.matches(other, accessoryName: "gps", device: d))
         #expect(!IdentityMatching.matches(other, accessoryName: "meter", device: d))
-        #expect(IdentityMatching.matches(UdevMatch(), accessoryName: "gps", device: d))
+        #expect(IdentityMatching.matches(DeviceMatch(), accessoryName: "gps", device: d))
     }
 
     @Test("path: DEVNAME or a DEVLINKS entry, as written")

@@ -1,6 +1,7 @@
 import AccessoryTestSupport
 import ControlProtocol
 import Glibc
+import JSONCodec
 import SystemCalls
 import Testing
 

@@ -1,5 +1,6 @@
 import AccessoryVersion
 import Glibc
+import JSONCodec
 import SystemCalls
 import Testing
 

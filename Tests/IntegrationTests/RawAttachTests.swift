@@ -1,5 +1,6 @@
 import ControlProtocol
 import Glibc
+import JSONCodec
 import Testing
 
 /// `attach`: a connection turned into a raw byte stream to one accessory, against the built

@@ -1,5 +1,6 @@
 import AccessoryTestSupport
 import Glibc
+import JSONCodec
 import SystemCalls
 import Testing
 

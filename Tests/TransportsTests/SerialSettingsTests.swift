@@ -49,10 +49,20 @@ import Transports
             #expect(t.c_lflag & (F.icanon | F.echo | F.isig | F.iexten) == 0)
             #expect(t.c_oflag & F.opost == 0)
             #expect(t.c_iflag & (F.icrnl | F.brkint) == 0)
-            #expect(t.c_cflag & F.hupcl != 0, "unrelated bits are kept")
+            #expect(t.c_cflag & F.hupcl != 0, "HUPCL by default")
             #expect(t.c_cflag & (F.cread | F.clocal) == F.cread | F.clocal)
             #expect((t.c_iflag & F.inpck != 0) == (s.parity != .none))
         }
+    }
+
+    @Test func hangUpOnCloseIsTheHUPCLBit() {
+        var t = SerialSettingsTests.cooked
+        SerialSettings(hangUpOnClose: false).apply(to: &t)
+        #expect(t.c_cflag & F.hupcl == 0)
+        #expect(SerialSettings(decoding: t)?.hangUpOnClose == false)
+        SerialSettings(hangUpOnClose: true).apply(to: &t)
+        #expect(t.c_cflag & F.hupcl != 0)
+        #expect(SerialSettings(decoding: t)?.hangUpOnClose == true)
     }
 
     @Test func standardRatesUseTheirCodeAndOthersUseBOTHER() {

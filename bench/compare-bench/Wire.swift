@@ -1,4 +1,5 @@
 import ControlProtocol
+import JSONCodec
 
 /// One reply as a client sees it: the request id it answers (JSON-RPC only) and its bytes.
 ///

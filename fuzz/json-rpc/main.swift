@@ -7,12 +7,13 @@
 // round-trips; the one-pass decoder of `transact` and `write` answers only lines the general
 // decoder accepts, with the same request. A broken property traps, which libFuzzer reports as a crash with the input.
 //
-// The parser, the JSON writer and the fast path are ControlProtocol's `package` declarations: this
-// file is compiled as part of the package (fuzz/run.sh gives swiftc the package's name), as the
-// tests are.
+// The parser and the JSON writer (JSONCodec) and the fast path (ControlProtocol) are `package`
+// declarations: this file is compiled as part of the package (fuzz/run.sh gives swiftc the
+// package's name), as the tests are.
 //
 // Threading: libFuzzer calls the entry point on one thread.
 import ControlProtocol
+import JSONCodec
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzOneInput(_ start: UnsafePointer<UInt8>?, _ count: Int) -> CInt {

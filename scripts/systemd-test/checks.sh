@@ -37,6 +37,9 @@ wait_for() {
   fail "$what: not so after ${limit} s${last:+; the last try said: ${last:0:400}}"
 }
 main_pid() { systemctl show -p MainPID --value accessoryd.service; }
+# The daemon's simulators: every accessory-sim but the one check_restart starts for its device.
+daemon_sims() { pgrep -x accessory-sim | grep -vxF "$(cat /run/accessoryd-kept-test/sim.pid 2>/dev/null || echo none)"; }
+no_daemon_sims() { [ -z "$(daemon_sims)" ]; }
 # The journal since the check began (--since, to the second: journalctl 252 combines
 # --after-cursor badly with other filters).
 journal_since_check() { journalctl --no-pager -q --since="@$check_started" "$@"; }
@@ -244,9 +247,87 @@ check_watchdog() {
   wait_for 10 "accessoryctl list after the watchdog restart" runuser -u "$USER_IN_DIALOUT" -- accessoryctl list
 }
 
+# An accessory outside the daemon (as a real device is): a simulator started here, on a pty the
+# daemon's group may open, counting the closes of its pty (the stand-in for a DTR drop).
+KEPT=/run/accessoryd-kept-test
+closes() { cat "$KEPT/closes"; }
+transact_kept() { as_user accessoryctl transact kept "ping $1" | grep -q "ping $1"; }
+# Restarts faster than systemd's start rate limit allows (5 in 10 s): the counter is reset first.
+restart_fast() {
+  systemctl reset-failed accessoryd.service accessoryd.socket 2>/dev/null
+  systemctl restart accessoryd.service
+}
+restart_and_serve() {
+  restart_fast || fail "systemctl restart failed"
+  wait_for 15 "the restarted daemon serves kept" transact_kept "$1"
+}
+
+check_restart() {
+  mkdir -p "$KEPT"
+  accessory-sim --personality echo --link "$KEPT/tty" --count-closes "$KEPT/closes" >"$KEPT/sim.log" 2>&1 &
+  echo $! >"$KEPT/sim.pid"
+  wait_for 10 "the simulator's pty" test -e "$KEPT/closes"
+  chgrp dialout "$(readlink -f "$KEPT/tty")" && chmod 0660 "$(readlink -f "$KEPT/tty")"
+  printf '%s\n' "  - name: kept" "    path: $KEPT/tty" '    framing: {type: line, delimiter: "\n"}' \
+    >>/etc/accessoryd/accessoryd.yaml
+  systemctl reload accessoryd.service
+  wait_for 10 "kept is served" transact_kept 0
+  local before i
+  before="$(closes)"
+  for i in $(seq 1 10); do restart_and_serve "$i"; done
+  [ "$(closes)" = "$before" ] || fail "10 restarts with the store closed the pty $(($(closes) - before)) times"
+  journal_since_check -u accessoryd.service | grep -q "kept: kept open across the restart" ||
+    fail "the daemon did not say it kept the device"
+  # Without the store, each restart closes it (the check would see a regression as a difference).
+  mkdir -p /run/systemd/system/accessoryd.service.d
+  printf '[Service]\nFileDescriptorStoreMax=0\n' >/run/systemd/system/accessoryd.service.d/no-store.conf
+  systemctl daemon-reload
+  restart_and_serve 11
+  before="$(closes)"
+  restart_and_serve 12
+  restart_and_serve 13
+  [ "$(closes)" = $((before + 2)) ] || fail "2 restarts without the store closed the pty $(($(closes) - before)) times, not 2"
+  rm /run/systemd/system/accessoryd.service.d/no-store.conf
+  systemctl daemon-reload
+  restart_and_serve 14
+  echo "  closes of the pty: 0 over 10 restarts with the store, 2 over 2 without"
+}
+
+# The gap a client sees during a restart: a client transacts on `kept` in a loop (a new
+# accessoryctl each time, as a script would) while the daemon is restarted 20 times; for each
+# restart, the time from the last reply before `systemctl restart` to the first reply after it.
+# A measurement, printed; it fails only if a restart is never followed by a reply.
+check_restart_gap() {
+  [ -f "$KEPT/closes" ] || fail "needs the accessory of check restart"
+  local log=/tmp/restart-gap.log loop i
+  : >"$log"
+  (
+    for ((i = 0; i < 100000; i++)); do
+      if as_user accessoryctl transact kept gap >/dev/null 2>&1; then echo "ok $(date +%s%N)" >>"$log"; fi
+    done
+  ) &
+  loop=$!
+  sleep 1
+  for i in $(seq 1 20); do
+    echo "restart $(date +%s%N)" >>"$log"
+    restart_fast
+    sleep 1
+  done
+  kill "$loop" 2>/dev/null
+  wait "$loop" 2>/dev/null
+  awk '
+    $1 == "ok" { if (pending) { gaps[n++] = ($2 - last) / 1e6; pending = 0 } last = $2; okcount++ }
+    $1 == "restart" { pending = 1 }
+    END {
+      if (n < 20) { print "  only " n " of 20 restarts were followed by a reply"; exit 1 }
+      for (i = 0; i < n; i++) for (j = i + 1; j < n; j++) if (gaps[j] < gaps[i]) { t = gaps[i]; gaps[i] = gaps[j]; gaps[j] = t }
+      printf "  restart gap over %d restarts (last reply before to first after, ms): p50 %.0f, worst %.0f (%d replies in all)\n", n, gaps[int(n / 2)], gaps[n - 1], okcount
+    }' "$log" || fail "a restart was not followed by a reply"
+}
+
 check_stop() {
   systemctl stop accessoryd.service || fail "systemctl stop failed"
-  wait_for 10 "no simulator left" sh -c '! pgrep -x accessory-sim'
+  wait_for 10 "no simulator of the daemon's left" no_daemon_sims
   [ -z "$(pgrep -x accessoryd)" ] || fail "accessoryd still runs"
   # The socket still listens: the next client starts the daemon again.
   as_user accessoryctl list >/dev/null || fail "socket activation after stop"
@@ -258,6 +339,8 @@ check_upgrade() {
   echo "# edited by the administrator" >>/etc/accessoryd/accessoryd.yaml
   as_user accessoryctl list >/dev/null || fail "the daemon is not serving before the upgrade"
   before="$(main_pid)"
+  local kept_before=""
+  [ -f "$KEPT/closes" ] && kept_before="$(closes)"
   local starts_before
   starts_before="$(journalctl -q -u accessoryd.service | grep -c 'Started accessoryd.service')"
   apt-get install -y -q "$SHARE/accessoryd-upgrade.deb" >/tmp/upgrade.log 2>&1 || { tail -20 /tmp/upgrade.log; fail "the upgrade failed"; }
@@ -267,6 +350,11 @@ check_upgrade() {
   [ "$starts" = 1 ] || fail "the upgrade started the daemon $starts times"
   tail -1 /etc/accessoryd/accessoryd.yaml | grep -q "edited by the administrator" || fail "the upgrade replaced the edited configuration"
   as_user accessoryctl transact modem AT >/dev/null || fail "the upgraded daemon does not serve"
+  if [ -f "$KEPT/closes" ]; then
+    wait_for 15 "kept is served after the upgrade" transact_kept upgrade
+    [ "$(closes)" = "$kept_before" ] || fail "the upgrade closed the kept pty $(($(closes) - kept_before)) times"
+    echo "  the kept accessory's pty was not closed by the upgrade"
+  fi
 }
 
 check_remove() {
@@ -275,7 +363,8 @@ check_remove() {
   [ "$(systemctl is-active accessoryd.socket)" != active ] || fail "the socket listens after remove"
   [ ! -e "$SOCKET" ] || fail "$SOCKET is still there"
   [ -f /etc/accessoryd/accessoryd.yaml ] || fail "remove deleted the configuration (only purge may)"
-  pgrep -x accessory-sim >/dev/null && fail "a simulator survived the removal"
+  [ -n "$(daemon_sims)" ] && fail "a simulator survived the removal"
+  [ -f "$KEPT/sim.pid" ] && kill "$(cat "$KEPT/sim.pid")"
   apt-get purge -y -q accessoryd >/tmp/purge.log 2>&1 || { tail -20 /tmp/purge.log; fail "apt-get purge failed"; }
   [ ! -e /etc/accessoryd ] || fail "purge left /etc/accessoryd: $(ls -A /etc/accessoryd)"
   [ -z "$(find /etc/systemd/system -name 'accessoryd*')" ] || fail "purge left enablement links: $(find /etc/systemd/system -name 'accessoryd*')"
@@ -291,6 +380,8 @@ check metrics_timer "the metrics timer writes its textfile as its own user, with
 check reload "systemctl reload: SIGHUP, same process, logged"
 check watchdog "a stalled device loop: killed with SIGABRT by the watchdog, restarted, serving"
 check journal_priorities "warnings under -p warning, info not, no debug lines at the default level"
+check restart "10 restarts close no device (the file descriptor store); without the store each closes it"
+check restart_gap "the gap a client sees during a restart, measured over 20 restarts"
 check stop "systemctl stop leaves no simulator; the socket starts it again"
 check upgrade "a newer package restarts the daemon once and keeps the edited configuration"
 check remove "apt remove stops and disables; apt purge removes the configuration"

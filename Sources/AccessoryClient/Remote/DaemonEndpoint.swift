@@ -5,18 +5,18 @@ import SystemCalls
 /// network listener; the SSH user's own identity is the peer credential it judges).
 ///
 /// Threading: a value. Any thread.
-public enum DaemonEndpoint: Sendable, Hashable, CustomStringConvertible {
+package enum DaemonEndpoint: Sendable, Hashable, CustomStringConvertible {
     case socket(String)
     case ssh(SSHDestination, SSHSettings)
 
     /// The variable that names a remote host when the caller gives neither host nor socket.
-    public static let hostVariable = "ACCESSORYD_HOST"
+    package static let hostVariable = "ACCESSORYD_HOST"
 
     /// The endpoint every client chooses by the same rule: an explicit `host` URL; else an
     /// explicit `socket`; else `$ACCESSORYD_HOST` when not empty; else the local socket lookup
     /// (``AccessoryConnection/defaultSocketPath``). `remoteCommand` and `sshConfig` apply to a
     /// host (each else from its variable: `$ACCESSORYD_REMOTE_COMMAND`, `$ACCESSORYD_SSH_CONFIG`).
-    public static func resolve(
+    package static func resolve(
         host: String? = nil,
         socket: String? = nil,
         remoteCommand: String? = nil,
@@ -42,7 +42,7 @@ public enum DaemonEndpoint: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// The socket path, or the host URL: what messages name.
-    public var description: String {
+    package var description: String {
         switch self {
         case .socket(let path): path
         case .ssh(let destination, _): destination.description
@@ -53,18 +53,18 @@ public enum DaemonEndpoint: Sendable, Hashable, CustomStringConvertible {
 /// How `ssh` is run for a remote endpoint.
 ///
 /// Threading: a value. Any thread.
-public struct SSHSettings: Sendable, Hashable {
+package struct SSHSettings: Sendable, Hashable {
     /// The variable naming an ssh configuration file used instead of `~/.ssh/config` (`ssh -F`).
-    public static let configVariable = "ACCESSORYD_SSH_CONFIG"
+    package static let configVariable = "ACCESSORYD_SSH_CONFIG"
 
     /// What runs on the remote host before `dial-stdio`.
-    public var remoteCommand: RemoteCommand
+    package var remoteCommand: RemoteCommand
     /// `ssh -F FILE`; nil: ssh's own (`~/.ssh/config`, then `/etc/ssh/ssh_config`).
-    public var configFile: String?
+    package var configFile: String?
     /// The ssh program: a name looked up on `PATH`, or a path.
-    public var program: String
+    package var program: String
 
-    public init(remoteCommand: RemoteCommand, configFile: String? = nil, program: String = "ssh") {
+    package init(remoteCommand: RemoteCommand, configFile: String? = nil, program: String = "ssh") {
         self.remoteCommand = remoteCommand
         self.configFile = configFile
         self.program = program

@@ -9,15 +9,15 @@ import SystemCalls
 /// words separated by spaces.
 ///
 /// Threading: a value. Any thread.
-public struct RemoteCommand: Sendable, Hashable, CustomStringConvertible {
-    public static let defaultCommand = "accessoryctl"
+package struct RemoteCommand: Sendable, Hashable, CustomStringConvertible {
+    package static let defaultCommand = "accessoryctl"
     /// The variable that names it when the caller does not.
-    public static let environmentVariable = "ACCESSORYD_REMOTE_COMMAND"
+    package static let environmentVariable = "ACCESSORYD_REMOTE_COMMAND"
 
-    public let words: [String]
+    package let words: [String]
 
     /// Checks `text` (words separated by spaces).
-    public init(_ text: String) throws(SSHDestinationError) {
+    package init(_ text: String) throws(SSHDestinationError) {
         let words = text.split(separator: " ").map(String.init)
         guard !words.isEmpty else { throw SSHDestinationError(text, "the remote command is empty") }
         let allowed: Set<Character> = ["/", ".", "_", "+", "=", ":", ",", "@", "%", "-"]
@@ -32,7 +32,7 @@ public struct RemoteCommand: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// `explicit`, else `$ACCESSORYD_REMOTE_COMMAND` when not empty, else `accessoryctl`.
-    public static func resolve(explicit: String? = nil) throws(SSHDestinationError) -> RemoteCommand {
+    package static func resolve(explicit: String? = nil) throws(SSHDestinationError) -> RemoteCommand {
         if let explicit { return try RemoteCommand(explicit) }
         if let fromEnvironment = ProcessEnvironment.value(environmentVariable), !fromEnvironment.isEmpty {
             return try RemoteCommand(fromEnvironment)
@@ -40,5 +40,5 @@ public struct RemoteCommand: Sendable, Hashable, CustomStringConvertible {
         return try RemoteCommand(defaultCommand)
     }
 
-    public var description: String { words.joined(separator: " ") }
+    package var description: String { words.joined(separator: " ") }
 }

@@ -9,13 +9,13 @@
 /// `-p`, so no part is ever read as an option.
 ///
 /// Threading: a value. Any thread.
-public struct SSHDestination: Sendable, Hashable, CustomStringConvertible {
-    public let user: String?
-    public let host: String
-    public let port: Int?
+package struct SSHDestination: Sendable, Hashable, CustomStringConvertible {
+    package let user: String?
+    package let host: String
+    package let port: Int?
 
     /// Parses `ssh://[user@]host[:port]`; throws a sentence that says what is wrong.
-    public init(url: String) throws(SSHDestinationError) {
+    package init(url: String) throws(SSHDestinationError) {
         guard url.hasPrefix("ssh://") else {
             throw SSHDestinationError(url, "only ssh://[user@]host[:port] is supported")
         }
@@ -82,7 +82,7 @@ public struct SSHDestination: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// The URL again, in its canonical form.
-    public var description: String {
+    package var description: String {
         let name = host.contains(":") ? "[\(host)]" : host
         return "ssh://" + (user.map { $0 + "@" } ?? "") + name + (port.map { ":\($0)" } ?? "")
     }
@@ -90,7 +90,7 @@ public struct SSHDestination: Sendable, Hashable, CustomStringConvertible {
     /// The arguments of `ssh` that run `remoteCommand` (already checked) followed by
     /// `dial-stdio` on this host: no terminal (`-T`), the user and port as options, the host
     /// after `--`.
-    public func sshArguments(configFile: String?, remoteCommand: RemoteCommand) -> [String] {
+    package func sshArguments(configFile: String?, remoteCommand: RemoteCommand) -> [String] {
         var arguments: [String] = []
         if let configFile { arguments += ["-F", configFile] }
         if let user { arguments += ["-l", user] }
@@ -108,16 +108,16 @@ public struct SSHDestination: Sendable, Hashable, CustomStringConvertible {
 /// A host URL that ``SSHDestination`` refuses, and why.
 ///
 /// Threading: a value. Any thread.
-public struct SSHDestinationError: Error, Sendable, Hashable, CustomStringConvertible {
-    public let url: String
-    public let reason: String
+package struct SSHDestinationError: Error, Sendable, Hashable, CustomStringConvertible {
+    package let url: String
+    package let reason: String
 
     init(_ url: String, _ reason: String) {
         self.url = url
         self.reason = reason
     }
 
-    public var description: String { "invalid host \"\(url)\": \(reason)" }
+    package var description: String { "invalid host \"\(url)\": \(reason)" }
 }
 
 extension Character {

@@ -13,10 +13,10 @@ import SystemCalls
 ///
 /// Threading: any thread. The state is behind one lock; waiters are called outside it, on the
 /// watcher thread (or the caller's, when the end is already known).
-public final class SSHTunnel: Sendable {
-    public let destination: SSHDestination
+package final class SSHTunnel: Sendable {
+    package let destination: SSHDestination
     /// The ssh process.
-    public let pid: Int32
+    package let pid: Int32
 
     /// How long `ssh` may take to exit by itself after ``release()`` before SIGTERM.
     static let gracePeriod: UInt64 = 2_000_000_000
@@ -90,7 +90,7 @@ public final class SSHTunnel: Sendable {
     }
 
     /// Calls `body` once with why the connection ended (after ssh exited), at once if it has.
-    public func onEnd(_ body: @escaping @Sendable (ClientError) -> Void) {
+    package func onEnd(_ body: @escaping @Sendable (ClientError) -> Void) {
         let ended: ClientError? = state.withLock { state in
             if let ended = state.ended { return ended }
             state.waiters.append(body)
@@ -100,13 +100,13 @@ public final class SSHTunnel: Sendable {
     }
 
     /// Why the connection ended, once ssh has exited; waits for it.
-    public func ended() async -> ClientError {
+    package func ended() async -> ClientError {
         await withCheckedContinuation { continuation in onEnd { continuation.resume(returning: $0) } }
     }
 
     /// The client is done with the connection (it closed its end, or read its end): ssh gets
     /// ``gracePeriod`` to exit by itself, then SIGTERM, then SIGKILL. Idempotent.
-    public func release() {
+    package func release() {
         state.withLock { state in
             if state.releasedAt == nil { state.releasedAt = MonotonicClock.nowNanoseconds() }
         }
@@ -171,7 +171,7 @@ public final class SSHTunnel: Sendable {
 
     /// ssh's last words: the last lines of its standard error, trimmed, at most about 1000
     /// characters (a person reads them in one error message).
-    public static func message(from stderr: [UInt8]) -> String {
+    package static func message(from stderr: [UInt8]) -> String {
         let text = String(decoding: stderr, as: UTF8.self)
         let lines = text.split(whereSeparator: \.isNewline)
             .map { $0.trimmingSpaces }

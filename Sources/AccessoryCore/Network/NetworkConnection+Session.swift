@@ -1,6 +1,7 @@
 import ControlProtocol
 import Glibc
 import IOLoop
+import JSONCodec
 import TelnetComPort
 
 /// The connection as the daemon's client: its `attach`, the raw session's two directions, and

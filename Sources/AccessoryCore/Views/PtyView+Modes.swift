@@ -2,6 +2,7 @@ import AccessoryConfig
 import ControlProtocol
 import Glibc
 import IOLoop
+import JSONCodec
 import Transports
 
 /// What each mode does with the two directions of traffic. Device loop only.

@@ -37,6 +37,8 @@ final class PtyView: @unchecked Sendable {
     let slavePath: String
     private var master: OwnedFD?
     var masterFD: CInt { master?.rawValue ?? -1 }
+    /// Whether its pty was kept across a restart (taken from the descriptor store).
+    let wasKept: Bool
     private var source: FDSource?
 
     /// Whether a program has the slave open, as last seen.
@@ -93,8 +95,10 @@ final class PtyView: @unchecked Sendable {
         }
     }
 
-    /// Makes the pty, sets the slave's owner, group and mode and raw line settings, and publishes
-    /// the link. On failure nothing is left behind (the master is closed, no link is made).
+    /// Makes the pty (or takes `keptMaster`, the master of this view's pty kept across a
+    /// restart, so that a program with the slave open keeps its `/dev/pts/N`), sets the slave's
+    /// owner, group and mode and raw line settings, and publishes the link. On failure nothing is
+    /// left behind (the master is closed, no link is made).
     init(
         accessoryName: String,
         settings: ViewSettings,
@@ -103,8 +107,10 @@ final class PtyView: @unchecked Sendable {
         owner: UInt32,
         group: UInt32,
         loop: IOLoop,
-        registry: AccessoryRegistry
+        registry: AccessoryRegistry,
+        keptMaster: CInt? = nil
     ) throws(ViewError) {
+        let kept = keptMaster.map { OwnedFD(adopting: $0) }
         self.accessoryName = accessoryName
         self.settings = settings
         self.link = ViewLink(path: linkPath)
@@ -113,16 +119,25 @@ final class PtyView: @unchecked Sendable {
         self.groupID = group
         self.loop = loop
         self.registry = registry
+        self.wasKept = keptMaster != nil
         self.connectedSinceMs = WallClock.microsecondsSinceEpoch() / 1000
         self.output = ViewOutputBuffer(limit: settings.bufferBytes)
         // Checked before anything is made: a path that is taken stays as it is.
         _ = try link.inspect()
-        let pair: PseudoTerminalPair
-        do { pair = try PseudoTerminal.open() } catch {
-            throw .system("cannot open a pty for the view \(linkPath)", error)
+        let masterFD: OwnedFD
+        if let kept {
+            do { slavePath = try PseudoTerminal.slavePath(ofMaster: kept.rawValue) } catch {
+                throw .system("cannot find the slave of the pty kept for the view \(linkPath)", error)
+            }
+            masterFD = kept
+        } else {
+            let pair: PseudoTerminalPair
+            do { pair = try PseudoTerminal.open() } catch {
+                throw .system("cannot open a pty for the view \(linkPath)", error)
+            }
+            slavePath = pair.slavePath
+            masterFD = pair.master
         }
-        slavePath = pair.slavePath
-        let masterFD = pair.master
         try Self.prepareSlave(slavePath, owner: owner, group: group, perm: settings.effectivePerm, for: linkPath)
         try link.publish(target: slavePath)
         master = consume masterFD

@@ -52,6 +52,7 @@ final class ViewSet {
             } else {
                 openWatch.forget(view)
                 view.close(reason: "changed or removed by the configuration")
+                store?.forget(name: Self.keptName(of: view.accessoryName, view.settings))
             }
         }
         views = kept
@@ -63,7 +64,7 @@ final class ViewSet {
                 openWatch.watch(view)
                 // Opened before the watch was there: seen now rather than at the next poll.
                 _ = view.checkOpened()
-                registry.log(.info, "view \(w.path) of \(w.accessory): \(view.slavePath), \(w.settings.mode.rawValue)")
+                registry.log(.info, "view \(w.path) of \(w.accessory): \(view.slavePath), \(w.settings.mode.rawValue)\(view.wasKept ? ", kept open across the restart" : "")")
             } catch {
                 failures.append((w.accessory, w.path, error))
                 registry.log(.error, "view of \(w.accessory): \(error)")
@@ -73,19 +74,37 @@ final class ViewSet {
         armPoll()
     }
 
+    /// Where the views' ptys are kept across a restart, if anywhere (the accessories' store).
+    private var store: (any DeviceDescriptorStore)? { registry.opener.store }
+
+    static func keptName(of accessory: String, _ settings: ViewSettings) -> String {
+        DeviceDescriptorStoreName.forView(accessory: accessory, settings: settings)
+    }
+
     private func make(accessory: String, settings: ViewSettings, path: String) throws(ViewError) -> PtyView {
         let (uid, gid) = try ViewIdentity.resolve(settings)
         if !settings.pty.hasPrefix("/") { try ensureRelativeFolder() }
-        let view = try PtyView(
-            accessoryName: accessory,
-            settings: settings,
-            linkPath: path,
-            clientID: nextClientID,
-            owner: uid,
-            group: gid,
-            loop: registry.loop,
-            registry: registry
-        )
+        let name = Self.keptName(of: accessory, settings)
+        let kept = store?.takeKept(name: name)
+        let view: PtyView
+        do {
+            view = try PtyView(
+                accessoryName: accessory,
+                settings: settings,
+                linkPath: path,
+                clientID: nextClientID,
+                owner: uid,
+                group: gid,
+                loop: registry.loop,
+                registry: registry,
+                keptMaster: kept
+            )
+        } catch {
+            // A kept pty that cannot serve again is closed (by the view) and dropped.
+            if kept != nil { store?.forget(name: name) }
+            throw error
+        }
+        if kept == nil, let store { store.keep(view.masterFD, name: name) }
         nextClientID += 1
         registry.clients[view.clientID] = view
         if let a = registry.accessory(named: accessory) {

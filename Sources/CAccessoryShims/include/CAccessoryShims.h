@@ -136,6 +136,16 @@ int cas_connect_rfcomm(int fd, const uint8_t bdaddr[6], uint8_t channel);
 int cas_bind_unix(int fd, const char *path, int abstract);
 int cas_connect_unix(int fd, const char *path, int abstract);
 ssize_t cas_sendto_unix(int fd, const void *buf, size_t len, const char *path, int abstract);
+/// ptsname_r(): the slave path of the pty master `fd`.
+int cas_ptsname(int fd, char *name, size_t namelen);
+/// sendmsg() of one datagram to a Unix address with `nfds` (1 ... 16) descriptors attached
+/// (SCM_RIGHTS): how a service hands descriptors to systemd's store.
+ssize_t cas_sendto_unix_with_fds(int fd, const void *buf, size_t len, const char *path, int abstract,
+                                 const int *fds, int nfds);
+/// recvmsg() of one datagram, the descriptors attached to it (close-on-exec: at most `max_fds`
+/// are kept in `fds`, any more are closed; their count in `*nfds`) and, with SO_PASSCRED, the
+/// sender's pid and uid (else `*pid` is -1).
+ssize_t cas_recv_with_fds(int fd, void *buf, size_t len, int *fds, int max_fds, int *nfds, pid_t *pid, uid_t *uid);
 int cas_peercred(int fd, pid_t *pid, uid_t *uid, gid_t *gid);
 int cas_so_error(int fd, int *error);
 int cas_set_int_sockopt(int fd, int level, int name, int value);

@@ -66,6 +66,60 @@ public final class SerialPort: @unchecked Sendable {  // @unchecked: all mutable
         } catch {
             throw openError(error, path: path)
         }
+        return try take(fd, path: path, settings: settings, on: loop, exclusive: exclusive,
+                        maxOutboundBytes: maxOutboundBytes, scheduler: scheduler)
+    }
+
+    /// Takes over `fd`, a descriptor of the device at `path` opened before this process started
+    /// (kept for it in systemd's file descriptor store across a restart), without closing or
+    /// reopening it, so the line is not hung up: checks that it is still the node at `path` (the
+    /// same device number and inode: a replugged adapter is a new node), then locks and
+    /// configures it as ``open(path:settings:on:exclusive:maxOutboundBytes:scheduler:)`` does.
+    ///
+    /// - Throws: ``TransportError/notFound(path:)`` when `path` is gone,
+    ///   ``TransportError/replaced(path:)`` when it names another device now, or what `open`
+    ///   throws after opening. `fd` is closed on any error.
+    ///
+    /// Loop thread only.
+    public static func adopt(
+        _ fd: consuming OwnedFD,
+        path: String,
+        settings: SerialSettings,
+        on loop: IOLoop,
+        exclusive: Bool = true,
+        maxOutboundBytes: Int = 1 << 20
+    ) throws(TransportError) -> SerialPort {
+        loop.preconditionInLoop()
+        try settings.validate()
+        let held: FileStatus
+        let named: FileStatus?
+        do {
+            held = try FileIO.status(ofDescriptor: fd.rawValue)
+            named = try FileIO.status(followingLinks: path)
+        } catch {
+            throw .system(context: "cannot check the kept descriptor of \(path)", error)
+        }
+        guard let named else { throw .notFound(path: path) }
+        guard held.kind == .characterDevice, held.deviceNumber == named.deviceNumber, held.inode == named.inode,
+            held.device == named.device
+        else { throw .replaced(path: path) }
+        do { try FileIO.setNonBlocking(fd.rawValue, true) } catch {
+            throw .system(context: "cannot make the kept descriptor of \(path) non-blocking", error)
+        }
+        return try take(fd, path: path, settings: settings, on: loop, exclusive: exclusive,
+                        maxOutboundBytes: maxOutboundBytes, scheduler: nil)
+    }
+
+    /// The steps after the open, shared with ``adopt(_:path:settings:on:exclusive:maxOutboundBytes:)``.
+    private static func take(
+        _ fd: consuming OwnedFD,
+        path: String,
+        settings: SerialSettings,
+        on loop: IOLoop,
+        exclusive: Bool,
+        maxOutboundBytes: Int,
+        scheduler: (any LoopScheduler)?
+    ) throws(TransportError) -> SerialPort {
         // From here a throw drops `fd`, which closes it (and with it the flock).
         do {
             _ = try Termios.get(fd.rawValue)

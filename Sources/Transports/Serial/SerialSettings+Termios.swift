@@ -5,8 +5,8 @@ import SystemCalls
 extension SerialSettings {
     private typealias F = Termios.Flag
 
-    /// Writes these settings, in raw mode, into `t`, leaving unrelated bits (such as `HUPCL`) as
-    /// they were.
+    /// Writes these settings, in raw mode, into `t` (`HUPCL` as ``hangUpOnClose`` says), leaving
+    /// unrelated bits as they were.
     public func apply(to t: inout Termios.Settings) {
         // Raw mode, as cfmakeraw, plus the parity-checking and flow-control bits.
         t.c_iflag &= ~(F.ignbrk | F.brkint | F.parmrk | F.istrip | F.inlcr | F.igncr | F.icrnl | F.iuclc)
@@ -16,6 +16,7 @@ extension SerialSettings {
 
         t.c_cflag &= ~(F.csize | F.parenb | F.parodd | F.cmspar | F.cstopb | F.crtscts)
         t.c_cflag |= F.cread | F.clocal
+        if hangUpOnClose { t.c_cflag |= F.hupcl } else { t.c_cflag &= ~F.hupcl }
         switch dataBits {
         case .five: t.c_cflag |= F.cs5
         case .six: t.c_cflag |= F.cs6
@@ -95,7 +96,8 @@ extension SerialSettings {
             dataBits: bits,
             parity: parity,
             stopBits: c & F.cstopb != 0 ? .two : .one,
-            flowControl: flow
+            flowControl: flow,
+            hangUpOnClose: c & F.hupcl != 0
         )
     }
 

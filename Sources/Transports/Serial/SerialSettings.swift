@@ -38,19 +38,24 @@ public struct SerialSettings: Sendable, Hashable, CustomStringConvertible {
     public var parity: Parity
     public var stopBits: StopBits
     public var flowControl: FlowControl
+    /// Whether the last close of the port drops DTR and RTS (`HUPCL`, the kernel's default). Many
+    /// boards reset when DTR drops (an Arduino reboots, an ESP32 may enter its boot loader).
+    public var hangUpOnClose: Bool
 
     public init(
         baudRate: UInt32 = 115_200,
         dataBits: DataBits = .eight,
         parity: Parity = .none,
         stopBits: StopBits = .one,
-        flowControl: FlowControl = .none
+        flowControl: FlowControl = .none,
+        hangUpOnClose: Bool = true
     ) {
         self.baudRate = baudRate
         self.dataBits = dataBits
         self.parity = parity
         self.stopBits = stopBits
         self.flowControl = flowControl
+        self.hangUpOnClose = hangUpOnClose
     }
 
     /// Relative difference between a requested and a reported custom rate that still counts as

@@ -1,6 +1,7 @@
 import AccessoryClient
 import ArgumentParser
 import ControlProtocol
+import JSONCodec
 
 /// On or off, as the command line spells a modem line's level.
 ///

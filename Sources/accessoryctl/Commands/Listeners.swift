@@ -1,6 +1,7 @@
 import AccessoryClient
 import ArgumentParser
 import ControlProtocol
+import JSONCodec
 
 /// `accessoryctl listeners [DEVICE]`: the accessories' network listeners and their connections
 /// as a table (or, with `--json`, `{"listeners":[…]}`: each listener's `device.status` object

@@ -1,6 +1,7 @@
 import AccessoryClient
 import ArgumentParser
 import ControlProtocol
+import JSONCodec
 import SystemCalls
 
 /// `accessoryctl metrics`: the daemon's and each accessory's counters in Prometheus' text

@@ -1,6 +1,7 @@
 import AccessoryClient
 import ArgumentParser
 import ControlProtocol
+import JSONCodec
 
 /// `accessoryctl status [DEVICE]`: the daemon's or one accessory's status as `key: value` lines.
 ///

@@ -1,6 +1,7 @@
 import AccessoryClient
 import ArgumentParser
 import ControlProtocol
+import JSONCodec
 
 /// `accessoryctl views [DEVICE]`: the accessories' pty views as a table (or, with `--json`,
 /// `{"views":[…]}`: each view's `device.status` object with `device` added).

@@ -1,4 +1,5 @@
 import ControlProtocol
+import JSONCodec
 
 /// A JSON object as readable `key: value` lines: nested objects flattened to dotted keys
 /// (`counters.bytes_in`), arrays of plain values joined with commas, other arrays indexed

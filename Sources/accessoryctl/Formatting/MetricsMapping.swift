@@ -1,4 +1,5 @@
 import ControlProtocol
+import JSONCodec
 
 /// Which metric each member of `daemon.status` and `device.status` becomes.
 ///

@@ -1,5 +1,6 @@
 import ControlProtocol
 import IOLoop
+import JSONCodec
 import SystemCalls
 
 /// The `control` requests of an interactive `attach` (break, DTR, RTS), sent on a second

@@ -1,6 +1,7 @@
 import AttachTerminal
 import ControlProtocol
 import IOLoop
+import JSONCodec
 import SystemCalls
 
 /// What an interactive `attach --…` asks for.

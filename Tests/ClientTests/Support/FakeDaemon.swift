@@ -1,5 +1,6 @@
 import Glibc
 import IOLoop
+import JSONCodec
 import SystemCalls
 
 @testable import ControlProtocol

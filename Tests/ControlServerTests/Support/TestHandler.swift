@@ -2,6 +2,7 @@ import AccessoryTestSupport
 import ControlProtocol
 import ControlServer
 import IOLoop
+import JSONCodec
 
 /// A handler for tests: runs a behaviour per request and records what it saw.
 ///

@@ -1,6 +1,7 @@
 import AccessoryTestSupport
 import ControlProtocol
 import Glibc
+import JSONCodec
 
 // What the suites wait for on a device through the daemon. Each is bounded; any thread (each
 // uses only the client it is given).

@@ -1,6 +1,7 @@
 import AccessoryTestSupport
 import ControlProtocol
 import Glibc
+import JSONCodec
 import SystemCalls
 
 /// A gpsd of the test's own (Debian's `gpsd`, never the system's instance) reading one tty, and

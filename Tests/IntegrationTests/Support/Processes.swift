@@ -20,7 +20,8 @@ final class ChildRun {
         arguments: [String],
         environment: [String: String]? = nil,
         stdoutPath: String,
-        stderrPath: String
+        stderrPath: String,
+        passing descriptors: [CInt] = []
     ) throws {
         self.label = label
         self.stdoutPath = stdoutPath
@@ -35,7 +36,8 @@ final class ChildRun {
             environment: environment.map(ChildRun.inheritedEnvironment(adding:)),
             standardInput: input.rawValue,
             standardOutput: output.rawValue,
-            standardError: errors.rawValue
+            standardError: errors.rawValue,
+            passing: descriptors
         )
         input.close()
         output.close()
@@ -153,7 +155,8 @@ final class DaemonRun {
         waitForSocket: Bool = true,
         runtimeDirectory: String? = nil,
         launcher: [String] = [],
-        extraArguments: [String] = []
+        extraArguments: [String] = [],
+        passing descriptors: [CInt] = []
     ) throws {
         self.socketPath = socketPath
         let daemon = try BuiltProducts.daemon()
@@ -166,7 +169,8 @@ final class DaemonRun {
             arguments: launcher.isEmpty ? arguments : Array(launcher.dropFirst()) + [daemon] + arguments,
             environment: environment,
             stdoutPath: directory.file("accessoryd.log"),
-            stderrPath: directory.file("accessoryd.log")
+            stderrPath: directory.file("accessoryd.log"),
+            passing: descriptors
         )
         guard waitForSocket else { return }
         let deadline = Deadline(seconds: 15)

@@ -1,4 +1,5 @@
 import Glibc
+import JSONCodec
 import SystemCalls
 
 @testable import ControlProtocol

@@ -1,5 +1,6 @@
 import ControlProtocol
 import Glibc
+import JSONCodec
 import SystemCalls
 import Testing
 

@@ -2,11 +2,11 @@
 /// above U+10FFFF, no truncated sequences.
 ///
 /// Threading: stateless. Any thread.
-enum UTF8Validation {
+package enum UTF8Validation {
     /// The length of the well-formed sequence starting at `index`, or `nil` if the bytes there
     /// are not well-formed UTF-8. `index` must be in bounds.
-    @inline(__always)
-    static func sequenceLength(in bytes: UnsafeBufferPointer<UInt8>, at index: Int) -> Int? {
+    @inlinable @inline(__always)
+    public static func sequenceLength(in bytes: UnsafeBufferPointer<UInt8>, at index: Int) -> Int? {
         let lead = bytes[index]
         if lead < 0x80 { return 1 }
         let remaining = bytes.count - index
@@ -35,7 +35,7 @@ enum UTF8Validation {
 
     /// The offset of the first byte that does not start a well-formed sequence, or `nil` if
     /// all of `bytes` is valid UTF-8.
-    static func firstInvalidOffset(in bytes: UnsafeBufferPointer<UInt8>) -> Int? {
+    package static func firstInvalidOffset(in bytes: UnsafeBufferPointer<UInt8>) -> Int? {
         var index = 0
         let count = bytes.count
         while index < count {
@@ -58,7 +58,7 @@ enum UTF8Validation {
     }
 
     /// Whether `bytes` is entirely valid UTF-8.
-    static func isValid(_ bytes: some Collection<UInt8>) -> Bool {
+    package static func isValid(_ bytes: some Collection<UInt8>) -> Bool {
         if let result = bytes.withContiguousStorageIfAvailable({ firstInvalidOffset(in: $0) == nil }) {
             return result
         }

@@ -2,13 +2,13 @@
 extension JSONParser {
     /// A string literal's content: where it lies in the line (it had no escapes), or its bytes
     /// with the escapes undone.
-    enum StringContent {
+    package enum StringContent {
         case inLine(Range<Int>)
         case unescaped([UInt8])
     }
 
     /// Parses a string starting at its opening quote.
-    mutating func parseString() throws(JSONParseError) -> String {
+    package mutating func parseString() throws(JSONParseError) -> String {
         switch try parseStringContent() {
         case .inLine(let range): String(decoding: UnsafeBufferPointer(rebasing: bytes[range]), as: UTF8.self)
         case .unescaped(let scratch): String(decoding: scratch, as: UTF8.self)
@@ -16,7 +16,7 @@ extension JSONParser {
     }
 
     /// Parses a string starting at its opening quote, for its UTF-8 bytes (no `String` is made).
-    mutating func parseStringBytes() throws(JSONParseError) -> [UInt8] {
+    package mutating func parseStringBytes() throws(JSONParseError) -> [UInt8] {
         switch try parseStringContent() {
         case .inLine(let range): Array(UnsafeBufferPointer(rebasing: bytes[range]))
         case .unescaped(let scratch): scratch
@@ -26,7 +26,7 @@ extension JSONParser {
     /// Whether `content` is the bytes of `literal`. For literals of ASCII letters, digits, `.`
     /// and `_` this is what `String`'s `==` says too: no other character is canonically
     /// equivalent to one of those.
-    func content(_ content: StringContent, is literal: StaticString) -> Bool {
+    package func content(_ content: StringContent, is literal: StaticString) -> Bool {
         switch content {
         case .inLine(let range): return Self.equal(UnsafeBufferPointer(rebasing: bytes[range]), literal)
         case .unescaped(let scratch): return scratch.withUnsafeBufferPointer { Self.equal($0, literal) }
@@ -46,7 +46,7 @@ extension JSONParser {
     }
 
     /// Parses a string starting at its opening quote; its validated content.
-    mutating func parseStringContent() throws(JSONParseError) -> StringContent {
+    package mutating func parseStringContent() throws(JSONParseError) -> StringContent {
         position += 1
         let start = position
         // Fast path: no escapes. Validates UTF-8 and control characters as it goes. Plain ASCII

@@ -20,7 +20,7 @@ extension JSONObjectEncodable {
 }
 
 /// The members of the JSON object being written: each `add` writes `"key":value`, after a
-/// comma unless it is the first. Keys are the protocol's own snake_case ASCII names, written as
+/// comma unless it is the first. Keys are snake_case ASCII names (the protocol's own), written as
 /// they are (no escaping is needed). An optional value that is nil is written as `null` by the
 /// `add` overloads that take one; a member that is left out is simply not added.
 ///

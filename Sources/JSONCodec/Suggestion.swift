@@ -1,35 +1,5 @@
-/// Short renderings of client-supplied values for error messages: never echoes more than a
-/// few dozen characters of hostile input back.
-///
-/// Threading: stateless. Any thread.
-enum ValueDescription {
-    static let maxCharacters = 40
-
-    /// `"abc"`, `12`, `1.5`, `true`, `null`, `an object`, `an array`.
-    static func describe(_ value: JSONValue) -> String {
-        switch value {
-        case .string(let string): quoted(string)
-        case .number(let number): truncated(number.text)
-        case .bool(let flag): flag ? "true" : "false"
-        case .null: "null"
-        case .array: "an array"
-        case .object: "an object"
-        }
-    }
-
-    /// The string as a JSON string literal, shortened with an ellipsis if long.
-    static func quoted(_ string: String) -> String {
-        let short = string.count > maxCharacters ? String(string.prefix(maxCharacters)) + "…" : string
-        return JSONValue.string(short).description
-    }
-
-    static func truncated(_ text: String) -> String {
-        text.count > maxCharacters ? String(text.prefix(maxCharacters)) + "…" : text
-    }
-}
-
 /// "Did you mean …?" for unknown names: the closest candidate within a small edit distance. Used
-/// for unknown methods and params here, and for unknown configuration keys in AccessoryConfig.
+/// for unknown methods and params (ControlProtocol), and for unknown configuration keys (AccessoryConfig).
 ///
 /// Threading: stateless. Any thread.
 package enum Suggestion {
@@ -53,7 +23,7 @@ package enum Suggestion {
     }
 
     /// " (did you mean "x"?)" or "".
-    static func hint(for name: String, among candidates: some Sequence<String>) -> String {
+    package static func hint(for name: String, among candidates: some Sequence<String>) -> String {
         guard let match = closest(to: name, among: candidates) else { return "" }
         return " (did you mean \(ValueDescription.quoted(match))?)"
     }

@@ -8,7 +8,11 @@
 /// The input is hostile: every read is bounds-checked and recursion is bounded by the depth.
 ///
 /// Threading: a value. Any thread.
-package struct JSONParser {
+///
+/// Public, not package, for one reason: its `@inlinable` members are inlined and specialized in
+/// the modules that call them (ControlProtocol's encoders and fast path), which a package
+/// declaration cannot be. Keeping them out of line cost about 900 instructions per `transact`.
+public struct JSONParser {
     /// Limits and choices.
     ///
     /// Threading: a value. Any thread.
@@ -46,12 +50,12 @@ package struct JSONParser {
         }
     }
 
-    let bytes: UnsafeBufferPointer<UInt8>
+    @usableFromInline package let bytes: UnsafeBufferPointer<UInt8>
     let options: Options
-    var position = 0
+    @usableFromInline package var position = 0
     var depth = 0
 
-    init(bytes: UnsafeBufferPointer<UInt8>, options: Options) {
+    package init(bytes: UnsafeBufferPointer<UInt8>, options: Options) {
         self.bytes = bytes
         self.options = options
     }
@@ -65,8 +69,8 @@ package struct JSONParser {
         return value
     }
 
-    @inline(__always)
-    mutating func skipWhitespace() {
+    @inlinable @inline(__always)
+    public mutating func skipWhitespace() {
         while position < bytes.count {
             switch bytes[position] {
             case UInt8(ascii: " "), UInt8(ascii: "\n"), UInt8(ascii: "\r"), UInt8(ascii: "\t"): position += 1

@@ -5,16 +5,21 @@
 /// positions, and non-zero unused bits in the last character (a non-canonical encoding).
 ///
 /// Threading: stateless. Any thread.
-package enum Base64 {
+///
+/// Public, not package, for one reason: its `@inlinable` members are inlined and specialized in
+/// the modules that call them (ControlProtocol's encoders and fast path), which a package
+/// declaration cannot be. Keeping them out of line cost about 900 instructions per `transact`.
+public enum Base64 {
     /// Appends the encoding of `bytes` to `buffer`.
-    static func encode(_ bytes: UnsafeBufferPointer<UInt8>, into buffer: inout [UInt8]) {
+    package static func encode(_ bytes: UnsafeBufferPointer<UInt8>, into buffer: inout [UInt8]) {
         encode(bytes, to: &buffer)
     }
 
     /// The encoding of `bytes`, written to any sink a chunk at a time (for an array, through a
     /// stack buffer and one copy: filling the array with zeros first and overwriting them cost
     /// more than the encoding).
-    static func encode(_ bytes: UnsafeBufferPointer<UInt8>, to sink: inout some JSONSink) {
+    @inlinable
+    public static func encode(_ bytes: UnsafeBufferPointer<UInt8>, to sink: inout some JSONSink) {
         guard let base = bytes.baseAddress else { return }
         pairs.withUnsafeBufferPointer { pairs in
             var index = 0
@@ -31,8 +36,8 @@ package enum Base64 {
     /// Encodes `count` bytes at `input` into `out` (room for ``encodedCount(_:)``); returns the
     /// characters written. A function of its own, with its state in locals: as a closure over
     /// the caller's index it kept that index in memory and cost about 10 instructions a byte.
-    @inline(__always)
-    private static func encodeChunk(
+    @usableFromInline @inline(__always)
+    static func encodeChunk(
         _ input: UnsafePointer<UInt8>,
         count: Int,
         to out: UnsafeMutablePointer<UInt8>,
@@ -78,17 +83,19 @@ package enum Base64 {
     }
 
     /// Characters in the encoding of `count` bytes.
-    static func encodedCount(_ count: Int) -> Int { (count + 2) / 3 * 4 }
+    @inlinable
+    public static func encodedCount(_ count: Int) -> Int { (count + 2) / 3 * 4 }
 
     /// Input bytes encoded per chunk (a multiple of 3): they make at most 1,024 characters, the
     /// most `withUnsafeTemporaryAllocation` puts on the stack (with 4 KiB it called
     /// `posix_memalign` and `free` for every frame).
-    private static let chunkInput = 3 * 256
+    @usableFromInline static let chunkInput = 3 * 256
 
-    static let alphabet: StaticString = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
+    @usableFromInline static let alphabet: StaticString =
+        "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
 
     /// The two characters for each 12-bit value, as they lie in memory (first character first).
-    static let pairs: [UInt16] = (0..<4096).map { value in
+    @usableFromInline static let pairs: [UInt16] = (0..<4096).map { value in
         let table = alphabet.utf8Start
         var pair: UInt16 = 0
         withUnsafeMutableBytes(of: &pair) { bytes in
@@ -106,7 +113,7 @@ package enum Base64 {
     }
 
     /// The encoding of `bytes` as a string.
-    static func encodedString(_ bytes: some Collection<UInt8>) -> String {
+    package static func encodedString(_ bytes: some Collection<UInt8>) -> String {
         var output: [UInt8] = []
         encode(bytes, into: &output)
         return String(decoding: output, as: UTF8.self)
@@ -127,7 +134,7 @@ package enum Base64 {
     }
 
     /// Decodes base64 text given as bytes.
-    static func decode(buffer text: UnsafeBufferPointer<UInt8>) -> Result<[UInt8], Base64Error> {
+    package static func decode(buffer text: UnsafeBufferPointer<UInt8>) -> Result<[UInt8], Base64Error> {
         let count = text.count
         guard count % 4 == 0 else { return .failure(.invalidLength(count)) }
         if count == 0 { return .success([]) }

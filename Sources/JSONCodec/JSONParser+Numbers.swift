@@ -1,7 +1,7 @@
 /// Number literals: the RFC 8259 grammar, exact `Int64`s, and out-of-range literals kept as text.
 extension JSONParser {
-    @inline(__always)
-    func isDigit(at index: Int) -> Bool {
+    @inlinable @inline(__always)
+    public func isDigit(at index: Int) -> Bool {
         index < bytes.count && bytes[index] >= UInt8(ascii: "0") && bytes[index] <= UInt8(ascii: "9")
     }
 
@@ -9,7 +9,7 @@ extension JSONParser {
         while isDigit(at: position) { position += 1 }
     }
 
-    mutating func parseNumber() throws(JSONParseError) -> JSONNumber {
+    package mutating func parseNumber() throws(JSONParseError) -> JSONNumber {
         let start = position
         let negative = bytes[position] == UInt8(ascii: "-")
         if negative { position += 1 }

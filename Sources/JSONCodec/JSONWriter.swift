@@ -8,10 +8,10 @@
 ///
 /// Threading: a value, used by one thread while its closure runs.
 public struct JSONWriter {
-    private let base: UnsafeMutablePointer<UInt8>
-    private let capacity: Int
+    @usableFromInline let base: UnsafeMutablePointer<UInt8>
+    @usableFromInline let capacity: Int
     /// Bytes written so far.
-    private(set) var count = 0
+    @usableFromInline var count = 0
 
     private init(base: UnsafeMutablePointer<UInt8>, capacity: Int) {
         self.base = base
@@ -19,7 +19,7 @@ public struct JSONWriter {
     }
 
     /// An array of at most `capacity` bytes, written by `body`.
-    static func line(capacity: Int, _ body: (inout JSONWriter) -> Void) -> [UInt8] {
+    package static func line(capacity: Int, _ body: (inout JSONWriter) -> Void) -> [UInt8] {
         [UInt8](unsafeUninitializedCapacity: capacity) { buffer, initialized in
             var writer = JSONWriter(base: buffer.baseAddress!, capacity: buffer.count)
             body(&writer)
@@ -28,8 +28,8 @@ public struct JSONWriter {
     }
 
     /// Room for `maxCount` more bytes, handed to `body`, which answers how many it wrote.
-    @inline(__always)
-    mutating func withUnsafeOutput(maxCount: Int, _ body: (UnsafeMutablePointer<UInt8>) -> Int) {
+    @inlinable @inline(__always)
+    public mutating func withUnsafeOutput(maxCount: Int, _ body: (UnsafeMutablePointer<UInt8>) -> Int) {
         precondition(maxCount <= capacity - count, "JSONWriter: past its capacity")
         let written = body(base + count)
         precondition(written <= maxCount)
@@ -40,7 +40,11 @@ public struct JSONWriter {
 /// Where JSON text goes: an array (appended to, growing as needed) or a ``JSONWriter`` (written
 /// into memory sized up front). The encoders are written once, generically, and specialized for
 /// each within this module. Threading: that of the sink.
-protocol JSONSink {
+///
+/// Public, not package, for one reason: its `@inlinable` members are inlined and specialized in
+/// the modules that call them (ControlProtocol's encoders and fast path), which a package
+/// declaration cannot be. Keeping them out of line cost about 900 instructions per `transact`.
+public protocol JSONSink {
     mutating func append(_ byte: UInt8)
     mutating func append(contentsOf bytes: UnsafeBufferPointer<UInt8>)
     /// Room for at most `maxCount` (≤ 1,024) bytes; `body` answers how many it wrote.
@@ -48,22 +52,22 @@ protocol JSONSink {
 }
 
 extension JSONSink {
-    @inline(__always)
-    mutating func append(_ literal: StaticString) {
+    @inlinable @inline(__always)
+    public mutating func append(_ literal: StaticString) {
         append(contentsOf: UnsafeBufferPointer(start: literal.utf8Start, count: literal.utf8CodeUnitCount))
     }
 }
 
 extension JSONWriter: JSONSink {
-    @inline(__always)
-    mutating func append(_ byte: UInt8) {
+    @inlinable @inline(__always)
+    public mutating func append(_ byte: UInt8) {
         precondition(count < capacity, "JSONWriter: past its capacity")
         base[count] = byte
         count += 1
     }
 
-    @inline(__always)
-    mutating func append(contentsOf bytes: UnsafeBufferPointer<UInt8>) {
+    @inlinable @inline(__always)
+    public mutating func append(contentsOf bytes: UnsafeBufferPointer<UInt8>) {
         precondition(bytes.count <= capacity - count, "JSONWriter: past its capacity")
         if let source = bytes.baseAddress { (base + count).initialize(from: source, count: bytes.count) }
         count += bytes.count
@@ -71,7 +75,8 @@ extension JSONWriter: JSONSink {
 }
 
 extension Array: JSONSink where Element == UInt8 {
-    mutating func withUnsafeOutput(maxCount: Int, _ body: (UnsafeMutablePointer<UInt8>) -> Int) {
+    @inlinable
+    public mutating func withUnsafeOutput(maxCount: Int, _ body: (UnsafeMutablePointer<UInt8>) -> Int) {
         // On the stack (`withUnsafeTemporaryAllocation` keeps up to 1,024 bytes there), then one copy.
         withUnsafeTemporaryAllocation(of: UInt8.self, capacity: maxCount) { scratch in
             let written = body(scratch.baseAddress!)

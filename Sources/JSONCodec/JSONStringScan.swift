@@ -7,14 +7,18 @@
 /// inside a string literal it is copied as it is, in both directions.
 ///
 /// Threading: stateless. Any thread.
-enum JSONStringScan {
+///
+/// Public, not package, for one reason: its `@inlinable` members are inlined and specialized in
+/// the modules that call them (ControlProtocol's encoders and fast path), which a package
+/// declaration cannot be. Keeping them out of line cost about 900 instructions per `transact`.
+public enum JSONStringScan {
     /// The index of the first byte at or after `start` that is not plain, or `bytes.count` if
     /// there is none. On a little-endian machine plain ASCII is crossed eight bytes at a time,
     /// and the byte that stops the scan is found inside its word (the lowest flagged byte of the
     /// word's mask is exact): a short string, a key, is crossed in one step. Elsewhere it is
     /// ``firstNonPlainBytewise(in:from:)``, which answers the same.
-    @inline(__always)
-    static func firstNonPlain(in bytes: UnsafeBufferPointer<UInt8>, from start: Int) -> Int {
+    @inlinable @inline(__always)
+    public static func firstNonPlain(in bytes: UnsafeBufferPointer<UInt8>, from start: Int) -> Int {
         #if _endian(little)
             guard let base = bytes.baseAddress else { return start }
             var index = start
@@ -32,8 +36,8 @@ enum JSONStringScan {
 
     /// ``firstNonPlain(in:from:)`` one byte at a time: the portable scan (any byte order), the
     /// tail of the word scan, and what the tests compare the word scan with.
-    @inline(__always)
-    static func firstNonPlainBytewise(in bytes: UnsafeBufferPointer<UInt8>, from start: Int) -> Int {
+    @inlinable @inline(__always)
+    public static func firstNonPlainBytewise(in bytes: UnsafeBufferPointer<UInt8>, from start: Int) -> Int {
         var index = start
         let count = bytes.count
         while index < count {
@@ -44,8 +48,8 @@ enum JSONStringScan {
     }
 
     /// Printable ASCII other than `"` and `\`.
-    @inline(__always)
-    static func isPlain(_ byte: UInt8) -> Bool {
+    @inlinable @inline(__always)
+    public static func isPlain(_ byte: UInt8) -> Bool {
         byte >= 0x20 && byte < 0x80 && byte != UInt8(ascii: "\"") && byte != UInt8(ascii: "\\")
     }
 
@@ -53,8 +57,8 @@ enum JSONStringScan {
     /// byte (a borrow spreads only upwards, from a byte that really is flagged): on a
     /// little-endian load the lowest set bit marks the first non-plain byte exactly. Only
     /// little-endian callers locate a byte by the mask (`#if _endian(little)`).
-    @inline(__always)
-    static func nonPlainMask(_ word: UInt64) -> UInt64 {
+    @inlinable @inline(__always)
+    public static func nonPlainMask(_ word: UInt64) -> UInt64 {
         let nonASCII = word & highBits
         let control = (word &- 0x2020_2020_2020_2020) & ~word & highBits
         let quote = zeroBytes(word ^ 0x2222_2222_2222_2222)
@@ -62,11 +66,11 @@ enum JSONStringScan {
         return nonASCII | control | quote | backslash
     }
 
-    @inline(__always)
-    private static func zeroBytes(_ word: UInt64) -> UInt64 {
+    @usableFromInline @inline(__always)
+    static func zeroBytes(_ word: UInt64) -> UInt64 {
         (word &- ones) & ~word & highBits
     }
 
-    private static let ones: UInt64 = 0x0101_0101_0101_0101
-    private static let highBits: UInt64 = 0x8080_8080_8080_8080
+    @usableFromInline static let ones: UInt64 = 0x0101_0101_0101_0101
+    @usableFromInline static let highBits: UInt64 = 0x8080_8080_8080_8080
 }

@@ -7,7 +7,7 @@ public protocol JSONEncodable {
 
     /// The most bytes ``encodeJSON(into:)`` can write, if the type knows it (nil, the default,
     /// if not). With a bound, a response line is allocated once, at that size, and written with
-    /// a ``JSONWriter`` (``ResponseEncoder/successLine(id:result:)``).
+    /// a ``JSONWriter`` (ControlProtocol's `ResponseEncoder.successLine(id:result:)`).
     var encodedSizeBound: Int? { get }
 
     /// Writes this value's compact JSON text; called only for a type with an
@@ -43,7 +43,11 @@ extension JSONObject: JSONEncodable {
 /// and every control character below U+0020 escaped; non-finite doubles are written as `null`.
 ///
 /// Threading: stateless. Any thread.
-package enum JSONOutput {
+///
+/// Public, not package, for one reason: its `@inlinable` members are inlined and specialized in
+/// the modules that call them (ControlProtocol's encoders and fast path), which a package
+/// declaration cannot be. Keeping them out of line cost about 900 instructions per `transact`.
+public enum JSONOutput {
     /// Appends any value.
     package static func appendValue(_ value: JSONValue, to buffer: inout [UInt8]) {
         switch value {
@@ -64,7 +68,7 @@ package enum JSONOutput {
     }
 
     /// Appends an object, members in order.
-    static func appendObject(_ object: JSONObject, to buffer: inout [UInt8]) {
+    package static func appendObject(_ object: JSONObject, to buffer: inout [UInt8]) {
         buffer.append(UInt8(ascii: "{"))
         for (index, member) in object.members.enumerated() {
             if index > 0 { buffer.append(UInt8(ascii: ",")) }
@@ -76,8 +80,8 @@ package enum JSONOutput {
     }
 
     /// Appends ASCII text verbatim. For the fixed pieces of a message (`{"jsonrpc":"2.0","id":`).
-    @inline(__always)
-    static func appendLiteral(_ text: StaticString, to buffer: inout [UInt8]) {
+    @inlinable @inline(__always)
+    public static func appendLiteral(_ text: StaticString, to buffer: inout [UInt8]) {
         text.withUTF8Buffer { buffer.append(contentsOf: $0) }
     }
 
@@ -103,12 +107,13 @@ package enum JSONOutput {
     }
 
     /// Appends a decimal integer.
-    static func appendInteger(_ value: Int64, to buffer: inout [UInt8]) {
+    package static func appendInteger(_ value: Int64, to buffer: inout [UInt8]) {
         writeInteger(value, to: &buffer)
     }
 
     /// Writes a decimal integer to any sink (at most 20 bytes).
-    static func writeInteger(_ value: Int64, to sink: inout some JSONSink) {
+    @inlinable
+    public static func writeInteger(_ value: Int64, to sink: inout some JSONSink) {
         if value >= 0 && value < 10 {
             sink.append(UInt8(ascii: "0") + UInt8(value))
             return
@@ -132,7 +137,7 @@ package enum JSONOutput {
     }
 
     /// Appends a string literal with escapes.
-    static func appendString(_ string: String, to buffer: inout [UInt8]) {
+    package static func appendString(_ string: String, to buffer: inout [UInt8]) {
         var string = string
         string.withUTF8 { appendEscaped(utf8: $0, to: &buffer) }
     }
@@ -145,7 +150,8 @@ package enum JSONOutput {
     }
 
     /// ``appendEscaped(utf8:to:)`` to any sink: at most six bytes a byte, and the two quotes.
-    static func writeEscaped(utf8 bytes: UnsafeBufferPointer<UInt8>, to buffer: inout some JSONSink) {
+    @inlinable
+    public static func writeEscaped(utf8 bytes: UnsafeBufferPointer<UInt8>, to buffer: inout some JSONSink) {
         buffer.append(UInt8(ascii: "\""))
         var runStart = 0
         // Plain runs are crossed eight bytes at a time, to the next byte that needs a look.

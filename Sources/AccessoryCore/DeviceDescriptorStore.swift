@@ -1,0 +1,46 @@
+import SystemCalls
+
+/// Where accessories' open device descriptors are kept while the daemon restarts, so that no
+/// device is closed by a restart: closing a tty drops DTR (`HUPCL`), and many boards reset when
+/// it drops. The daemon's is systemd's file descriptor store (`FDSTORE=1` with the descriptor;
+/// handed back at the next start); without systemd there is none. Names are
+/// ``DeviceDescriptorStoreName``.
+///
+/// Device loop only.
+public protocol DeviceDescriptorStore: AnyObject {
+    /// The descriptor handed back at start under `name`, if any; each is given out once, and the
+    /// caller owns it (it stays in the store until ``forget(name:)``).
+    func takeKept(name: String) -> CInt?
+    /// Keeps a copy of `fd` under `name` (the store holds its own).
+    func keep(_ fd: CInt, name: String)
+    /// Drops what is kept under `name` (the store closes its copies): the device was closed for
+    /// good, or the descriptor handed back was not adopted.
+    func forget(name: String)
+}
+
+/// The names descriptors are kept under. Pure; any thread.
+public enum DeviceDescriptorStoreName {
+    static let devicePrefix = "device."
+
+    /// An accessory's device: `device.` and the accessory's name (which has no `:`, the separator
+    /// of systemd's `LISTEN_FDNAMES`).
+    public static func forAccessory(_ accessory: String) -> String { devicePrefix + accessory }
+
+    static let viewPrefix = "view."
+
+    /// A pty view's master: `view.`, the accessory's name, and a digest of the view's whole
+    /// settings (its path, mode, owner, group, perm…), so that a view whose settings changed
+    /// finds nothing kept under its name and gets a new pty, while its old one is closed.
+    public static func forView(accessory: String, settings: some Equatable) -> String {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325  // FNV-1a, 64 bits: stable across runs, unlike Hasher
+        for byte in "\(settings)".utf8 {
+            hash ^= UInt64(byte)
+            hash &*= 0x0000_0100_0000_01b3
+        }
+        let digits = String(hash, radix: 16)
+        return viewPrefix + accessory + "." + String(repeating: "0", count: 16 - digits.count) + digits
+    }
+
+    /// Whether a name handed back at start is one of ours (a device's or a view's).
+    public static func isDevice(_ name: String) -> Bool { name.hasPrefix(devicePrefix) || name.hasPrefix(viewPrefix) }
+}

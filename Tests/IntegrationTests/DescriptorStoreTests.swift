@@ -1,0 +1,131 @@
+import AccessoryTestSupport
+import Glibc
+import SystemCalls
+import Testing
+
+/// A restart through the file descriptor store, with the notify harness standing in for systemd:
+/// the first daemon sends each open device to the harness (`FDSTORE=1`, its descriptor attached);
+/// the second is started with those descriptors as systemd passes them (`LISTEN_FDS` from fd 3,
+/// `LISTEN_FDNAMES`, `LISTEN_PID`), and adopts each one only if its configuration still names the
+/// accessory and the path still names that device. Each simulator counts the closes of its pty
+/// (`--count-closes`): the stand-in for a DTR drop.
+@Suite("restart through the file descriptor store", .serialized)
+struct DescriptorStoreTests {
+    static func closes(_ s: Scenario, _ name: String) -> Int? {
+        Int(FileIO.readText(s.directory.file("\(name).closes")).split(separator: "\n").first ?? "")
+    }
+
+    @Test("kept: never closed, still served; removed from the configuration: closed; replaced on its path: opened afresh")
+    func adoptionRules() throws {
+        let s = try Scenario()
+        defer { s.finish() }
+        let notify = try NotifySocketHarness(abstract: true)
+        defer { notify.close() }
+        for name in ["kept", "dropped", "moved"] {
+            try s.simulator(name, ["--personality", "echo", "--count-closes", s.directory.file("\(name).closes")])
+        }
+        try s.startDaemon(
+            accessories: ["kept", "dropped", "moved"].map { s.lineAccessory($0) },
+            environment: ["NOTIFY_SOCKET": notify.notifySocket]
+        )
+        for name in ["kept", "dropped", "moved"] {
+            let stored = try notify.waitFor("FDNAME", "device.\(name)", seconds: 10)
+            #expect(stored?.value("FDSTORE") == "1" && stored?.descriptors.count == 1, "\(name): \(String(describing: stored))")
+        }
+        s.stopDaemon()
+        // The daemon closed nothing for good at its stop: no FDSTOREREMOVE, and the harness (as
+        // systemd would) still holds every device, so none was closed.
+        #expect(!notify.messages.contains { $0.value("FDSTOREREMOVE") != nil })
+        for name in ["kept", "dropped", "moved"] { #expect(Self.closes(s, name) == 0, "\(name)") }
+        // "moved": another device appears on the same path (its simulator restarts on a new pty).
+        _ = s.simulator(named: "moved")?.child.terminate(seconds: 10)
+        try s.simulator("moved", ["--personality", "echo"])
+
+        let kept = notify.takeDescriptors()
+        let second = try s.directory.write(
+            "second.yaml",
+            s.configuration(accessories: [s.lineAccessory("kept"), s.lineAccessory("moved")])
+        )
+        let names = kept.map(\.name).joined(separator: ":")
+        let daemon = try DaemonRun(
+            configPath: second,
+            socketPath: s.socketPath,
+            in: s.directory,
+            environment: ["NOTIFY_SOCKET": notify.notifySocket],
+            launcher: ["/bin/sh", "-c", "LISTEN_PID=$$ LISTEN_FDS=\(kept.count) LISTEN_FDNAMES=\(names) exec \"$0\" \"$@\""],
+            passing: kept.map(\.fd)
+        )
+        defer { _ = daemon.child.terminate(seconds: 10) }
+        // The harness's copies go, as systemd's would once the new daemon has them.
+        for (_, fd) in kept { close(fd) }
+        try s.waitUntilReady(["kept", "moved"])
+        let client = try s.connect()
+        #expect(try client.call("transact", Params.transfer("kept", "still here")).frameTexts == ["still here"])
+        #expect(try client.call("transact", Params.transfer("moved", "new one")).frameTexts == ["new one"])
+        #expect(Self.closes(s, "kept") == 0, "the kept device was closed: \(daemon.log)")
+        #expect(daemon.log.contains("kept: kept open across the restart"), "\(daemon.log)")
+        // Gone from the configuration: closed once, and dropped from the store.
+        #expect(Wait.until(seconds: 10) { Self.closes(s, "dropped") == 1 }, "\(daemon.log)")
+        #expect(daemon.log.contains("closed the descriptor kept for device.dropped"), "\(daemon.log)")
+        #expect(try notify.waitFor("FDSTOREREMOVE", "1", seconds: 5) != nil)
+        #expect(notify.messages.contains { $0.value("FDSTOREREMOVE") == "1" && $0.value("FDNAME") == "device.dropped" })
+        // Another device on its path: the kept descriptor closed, the path opened afresh and stored.
+        #expect(daemon.log.contains("moved: closed the descriptor kept across the restart"), "\(daemon.log)")
+        #expect(notify.messages.filter { $0.value("FDSTORE") == "1" && $0.value("FDNAME") == "device.moved" }.count == 2)
+    }
+
+    /// The restart as `adoptionRules` does it (the harness's copies handed to a second daemon as
+    /// systemd passes them), for `accessories` in the configuration `yaml` of both daemons.
+    static func restart(_ s: Scenario, _ notify: NotifySocketHarness, accessories: [String]) throws -> DaemonRun {
+        s.stopDaemon()
+        let kept = notify.takeDescriptors()
+        let config = try s.directory.write("second.yaml", s.configuration(accessories: accessories))
+        let names = kept.map(\.name).joined(separator: ":")
+        let daemon = try DaemonRun(
+            configPath: config,
+            socketPath: s.socketPath,
+            in: s.directory,
+            environment: ["NOTIFY_SOCKET": notify.notifySocket],
+            launcher: ["/bin/sh", "-c", "LISTEN_PID=$$ LISTEN_FDS=\(kept.count) LISTEN_FDNAMES=\(names) exec \"$0\" \"$@\""],
+            passing: kept.map(\.fd)
+        )
+        for (_, fd) in kept { close(fd) }
+        return daemon
+    }
+
+    @Test("gpsd on a monitor view keeps its /dev/pts/N and its fixes across a restart, and is never told")
+    func gpsdAcrossARestart() throws {
+        let s = try Scenario()
+        defer { s.finish() }
+        let notify = try NotifySocketHarness(abstract: true)
+        defer { notify.close() }
+        try s.simulator("gps", ["--personality", "nmea", "--unsolicited-ms", "100"])
+        let accessory = s.lineAccessory(
+            "gps",
+            framing: #"{type: line, delimiter: "\r\n", terminator: "\r\n"}"#,
+            #"unsolicited: ['^\$GP'], views: [{pty: gps, mode: monitor}]"#
+        )
+        try s.startDaemon(accessories: [accessory], environment: ["NOTIFY_SOCKET": notify.notifySocket])
+        let view = s.runtimeDirectory + "/tty/gps"
+        let terminal = try FileIO.readLink(view)
+        let gpsd = try GPSDRun(device: view, in: s.directory)
+        defer { gpsd.finish() }
+        _ = try gpsd.waitForFixes(moreThan: 3, seconds: 20)
+        #expect(try notify.waitFor("FDNAME", "device.gps", seconds: 10) != nil)
+        #expect(notify.messages.contains { $0.value("FDSTORE") == "1" && ($0.value("FDNAME") ?? "").hasPrefix("view.gps.") })
+        let logBefore = gpsd.gpsd.stdout
+
+        let daemon = try Self.restart(s, notify, accessories: [accessory])
+        defer { _ = daemon.child.terminate(seconds: 10) }
+        try s.waitUntilReady(["gps"])
+        #expect(try FileIO.readLink(view) == terminal, "the view's pty was replaced: \(daemon.log)")
+        #expect(daemon.log.contains("kept open across the restart"), "\(daemon.log)")
+        let before = gpsd.fixes.count
+        let after = try gpsd.waitForFixes(moreThan: before + 3, seconds: 20)
+        #expect(after.dropFirst(before).filter { !$0.isSimulatorPosition }.isEmpty)
+        #expect(gpsd.gpsd.isRunning)
+        #expect(gpsd.openTerminals.contains(terminal), "gpsd holds \(gpsd.openTerminals), the view is \(terminal)")
+        // gpsd said nothing about its device meanwhile (no hang-up, no reopen).
+        #expect(gpsd.gpsd.stdout == logBefore, "gpsd's log grew: \(gpsd.gpsd.stdout.dropFirst(logBefore.count))")
+    }
+}
