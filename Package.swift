@@ -277,7 +277,7 @@ let package = Package(
             dependencies: [
                 "AccessoryCore", "Operations", "Transports", "AccessoryConfig", "ControlProtocol", "JSONCodec",
                 "IOLoop",
-                "SystemCalls", "AccessorySimulator", "AccessoryTestSupport", "Hotplug",
+                "SystemCalls", "AccessorySimulator", "AccessoryTestSupport", "Hotplug", "TrafficTrace",
             ],
             swiftSettings: strict
         ),

@@ -21,7 +21,10 @@ struct AccessoryDecoder {
         }
         let source = decodeSource(reader)
         var accessory = AccessorySettings(name: name ?? "", source: source ?? .path(""))
-        if let serial = reader.mapping("serial", accepted: ["baud", "data_bits", "parity", "stop_bits", "flow", "hangup_on_close"]) {
+        if let serial = reader.mapping(
+            "serial",
+            accepted: ["baud", "data_bits", "parity", "stop_bits", "flow", "hangup_on_close"]
+        ) {
             if case .rfcomm? = source {
                 reader.error(
                     "serial",

@@ -47,7 +47,10 @@ extension Accessory {
             if opening.adopted {
                 log(.info, "\(name): kept open across the restart: \(path) was not closed")
             } else if let refused = opening.keptRefused {
-                log(.notice, "\(name): closed the descriptor kept across the restart (\(refused)); opened \(path) afresh")
+                log(
+                    .notice,
+                    "\(name): closed the descriptor kept across the restart (\(refused)); opened \(path) afresh"
+                )
             }
             if let port = opening.port { standInForModemLines(of: port, link: path) }
             attach(opening.channel, port: opening.port, description: path)

@@ -9,7 +9,9 @@ extension PseudoTerminal {
     /// The corresponding C function is `ptsname_r`. Any thread.
     public static func slavePath(ofMaster fd: CInt) throws(SyscallError) -> String {
         var name = [CChar](repeating: 0, count: 64)
-        _ = try syscallValue(.ioctl, fd: fd) { name.withUnsafeMutableBufferPointer { cas_ptsname(fd, $0.baseAddress, $0.count) } }
+        _ = try syscallValue(.ioctl, fd: fd) {
+            name.withUnsafeMutableBufferPointer { cas_ptsname(fd, $0.baseAddress, $0.count) }
+        }
         return String(decoding: name.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 

@@ -37,7 +37,15 @@ extension Socket {
             bytes.withUnsafeBytes { buf in
                 descriptors.withUnsafeBufferPointer { fds in
                     address.withC {
-                        cas_sendto_unix_with_fds(fd, buf.baseAddress, buf.count, $0, $1, fds.baseAddress, CInt(fds.count))
+                        cas_sendto_unix_with_fds(
+                            fd,
+                            buf.baseAddress,
+                            buf.count,
+                            $0,
+                            $1,
+                            fds.baseAddress,
+                            CInt(fds.count)
+                        )
                     }
                 }
             }

@@ -189,7 +189,9 @@ struct AccessorySimCommand: ParsableCommand {
         if maxLength < 1 { throw ValidationError("--max-length must be at least 1") }
         if let n = name, n.isEmpty || n.contains(" ") { throw ValidationError("--name must be non-empty, no spaces") }
         if countCloses != nil && (count != 1 || hangupAfter != nil || reappearAfterMs != nil) {
-            throw ValidationError("--count-closes watches one pty: not with --count, --hangup-after or --reappear-after-ms")
+            throw ValidationError(
+                "--count-closes watches one pty: not with --count, --hangup-after or --reappear-after-ms"
+            )
         }
     }
 

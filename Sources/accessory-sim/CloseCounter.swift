@@ -22,7 +22,8 @@ final class CloseCounter {
         _ = try Inotify.addWatch(fd, path: slavePath, mask: [.closedAfterWriting, .closedWithoutWriting])
         _ = try loop.addSource(owning: inotify, interest: .readable) { [self] _ in
             while let events = try? Inotify.readEvents(fd), !events.isEmpty {
-                count += events.filter { !$0.mask.isDisjoint(with: [.closedAfterWriting, .closedWithoutWriting]) }.count
+                count +=
+                    events.filter { !$0.mask.isDisjoint(with: [.closedAfterWriting, .closedWithoutWriting]) }.count
             }
             try? write()
         }

@@ -4,6 +4,7 @@ import AccessoryTestSupport
 import JSONCodec
 import SystemCalls
 import Testing
+import TrafficTrace
 
 @testable import AccessoryCore
 @testable import ControlProtocol
@@ -69,6 +70,8 @@ struct TrafficTests {
         #expect(Wait.until { Self.records(watcher.notifications).filter { $0.direction == .rx }.count >= 3 })
         let r = h.registry
         _ = Wait.onLoop(h.loop) { r.accessory(named: "echo")?.stopTraceFile() }
+        // The writer writes what is queued and closes the file on its own thread.
+        #expect(TraceWriter.awaitFinishing(within: .seconds(10)))
 
         let sent: [[UInt8]] = [Array("hello\n".utf8), [0x00, 0x01, 0xFF, 0x7F, 0x5C, 0x0A], Array("wörld\t!\n".utf8)]
         let traced = try FileIO.readFile(file).split(separator: UInt8(ascii: "\n")).map {

@@ -33,7 +33,7 @@ struct ConfigErrorTests {
         )
         #expect(
             errors(accessory("    serial:\n      baudrate: 9600\n")) == [
-                "test.yaml:5: accessories[0].serial.baudrate: unknown key (did you mean \"baud\"?); expected one of: baud, data_bits, parity, stop_bits, flow"
+                "test.yaml:5: accessories[0].serial.baudrate: unknown key (did you mean \"baud\"?); expected one of: baud, data_bits, parity, stop_bits, flow, hangup_on_close"
             ]
         )
         let unrelated = errors(accessory("    colour: blue\n"))

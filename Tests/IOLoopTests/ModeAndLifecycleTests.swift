@@ -123,9 +123,14 @@ struct ModeAndLifecycleTests {
         // those are what shutdown() counts.
         let blocks = IOLoop.performBatchLimit + 1000
         let heldUntilShutdown = Atomic<Bool>(false)
+        let holding = Atomic<Bool>(false)
         loop.perform {
+            holding.store(true, ordering: .releasing)
             heldUntilShutdown.store(Wait.until { loop.lifecycle.state != .open }, ordering: .releasing)
         }
+        // The loop runs the holding block before the others are queued (on a loaded machine its
+        // thread may not have woken yet, and the final drain would then run them all).
+        #expect(Wait.until { holding.load(ordering: .acquiring) })
         for _ in 0..<blocks { loop.perform { ran.add(1, ordering: .relaxed) } }
         let drained = loop.shutdown()
         #expect(heldUntilShutdown.load(ordering: .acquiring) == true, "shutdown never began while the loop was held")

@@ -15,7 +15,9 @@ struct DescriptorStoreTests {
         Int(FileIO.readText(s.directory.file("\(name).closes")).split(separator: "\n").first ?? "")
     }
 
-    @Test("kept: never closed, still served; removed from the configuration: closed; replaced on its path: opened afresh")
+    @Test(
+        "kept: never closed, still served; removed from the configuration: closed; replaced on its path: opened afresh"
+    )
     func adoptionRules() throws {
         let s = try Scenario()
         defer { s.finish() }
@@ -30,7 +32,10 @@ struct DescriptorStoreTests {
         )
         for name in ["kept", "dropped", "moved"] {
             let stored = try notify.waitFor("FDNAME", "device.\(name)", seconds: 10)
-            #expect(stored?.value("FDSTORE") == "1" && stored?.descriptors.count == 1, "\(name): \(String(describing: stored))")
+            #expect(
+                stored?.value("FDSTORE") == "1" && stored?.descriptors.count == 1,
+                "\(name): \(String(describing: stored))"
+            )
         }
         s.stopDaemon()
         // The daemon closed nothing for good at its stop: no FDSTOREREMOVE, and the harness (as
@@ -52,7 +57,9 @@ struct DescriptorStoreTests {
             socketPath: s.socketPath,
             in: s.directory,
             environment: ["NOTIFY_SOCKET": notify.notifySocket],
-            launcher: ["/bin/sh", "-c", "LISTEN_PID=$$ LISTEN_FDS=\(kept.count) LISTEN_FDNAMES=\(names) exec \"$0\" \"$@\""],
+            launcher: [
+                "/bin/sh", "-c", "LISTEN_PID=$$ LISTEN_FDS=\(kept.count) LISTEN_FDNAMES=\(names) exec \"$0\" \"$@\"",
+            ],
             passing: kept.map(\.fd)
         )
         defer { _ = daemon.child.terminate(seconds: 10) }
@@ -71,7 +78,9 @@ struct DescriptorStoreTests {
         #expect(notify.messages.contains { $0.value("FDSTOREREMOVE") == "1" && $0.value("FDNAME") == "device.dropped" })
         // Another device on its path: the kept descriptor closed, the path opened afresh and stored.
         #expect(daemon.log.contains("moved: closed the descriptor kept across the restart"), "\(daemon.log)")
-        #expect(notify.messages.filter { $0.value("FDSTORE") == "1" && $0.value("FDNAME") == "device.moved" }.count == 2)
+        #expect(
+            notify.messages.filter { $0.value("FDSTORE") == "1" && $0.value("FDNAME") == "device.moved" }.count == 2
+        )
     }
 
     /// The restart as `adoptionRules` does it (the harness's copies handed to a second daemon as
@@ -86,7 +95,9 @@ struct DescriptorStoreTests {
             socketPath: s.socketPath,
             in: s.directory,
             environment: ["NOTIFY_SOCKET": notify.notifySocket],
-            launcher: ["/bin/sh", "-c", "LISTEN_PID=$$ LISTEN_FDS=\(kept.count) LISTEN_FDNAMES=\(names) exec \"$0\" \"$@\""],
+            launcher: [
+                "/bin/sh", "-c", "LISTEN_PID=$$ LISTEN_FDS=\(kept.count) LISTEN_FDNAMES=\(names) exec \"$0\" \"$@\"",
+            ],
             passing: kept.map(\.fd)
         )
         for (_, fd) in kept { close(fd) }
@@ -112,7 +123,9 @@ struct DescriptorStoreTests {
         defer { gpsd.finish() }
         _ = try gpsd.waitForFixes(moreThan: 3, seconds: 20)
         #expect(try notify.waitFor("FDNAME", "device.gps", seconds: 10) != nil)
-        #expect(notify.messages.contains { $0.value("FDSTORE") == "1" && ($0.value("FDNAME") ?? "").hasPrefix("view.gps.") })
+        #expect(
+            notify.messages.contains { $0.value("FDSTORE") == "1" && ($0.value("FDNAME") ?? "").hasPrefix("view.gps.") }
+        )
         let logBefore = gpsd.gpsd.stdout
 
         let daemon = try Self.restart(s, notify, accessories: [accessory])

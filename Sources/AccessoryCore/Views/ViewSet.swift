@@ -64,7 +64,10 @@ final class ViewSet {
                 openWatch.watch(view)
                 // Opened before the watch was there: seen now rather than at the next poll.
                 _ = view.checkOpened()
-                registry.log(.info, "view \(w.path) of \(w.accessory): \(view.slavePath), \(w.settings.mode.rawValue)\(view.wasKept ? ", kept open across the restart" : "")")
+                registry.log(
+                    .info,
+                    "view \(w.path) of \(w.accessory): \(view.slavePath), \(w.settings.mode.rawValue)\(view.wasKept ? ", kept open across the restart" : "")"
+                )
             } catch {
                 failures.append((w.accessory, w.path, error))
                 registry.log(.error, "view of \(w.accessory): \(error)")

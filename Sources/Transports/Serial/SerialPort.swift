@@ -66,8 +66,15 @@ public final class SerialPort: @unchecked Sendable {  // @unchecked: all mutable
         } catch {
             throw openError(error, path: path)
         }
-        return try take(fd, path: path, settings: settings, on: loop, exclusive: exclusive,
-                        maxOutboundBytes: maxOutboundBytes, scheduler: scheduler)
+        return try take(
+            fd,
+            path: path,
+            settings: settings,
+            on: loop,
+            exclusive: exclusive,
+            maxOutboundBytes: maxOutboundBytes,
+            scheduler: scheduler
+        )
     }
 
     /// Takes over `fd`, a descriptor of the device at `path` opened before this process started
@@ -106,8 +113,15 @@ public final class SerialPort: @unchecked Sendable {  // @unchecked: all mutable
         do { try FileIO.setNonBlocking(fd.rawValue, true) } catch {
             throw .system(context: "cannot make the kept descriptor of \(path) non-blocking", error)
         }
-        return try take(fd, path: path, settings: settings, on: loop, exclusive: exclusive,
-                        maxOutboundBytes: maxOutboundBytes, scheduler: nil)
+        return try take(
+            fd,
+            path: path,
+            settings: settings,
+            on: loop,
+            exclusive: exclusive,
+            maxOutboundBytes: maxOutboundBytes,
+            scheduler: nil
+        )
     }
 
     /// The steps after the open, shared with ``adopt(_:path:settings:on:exclusive:maxOutboundBytes:)``.

@@ -85,7 +85,9 @@ struct RequestPathTests {
         #expect(frameTexts(v.answer(next)?.value) == ["x"])
     }
 
-    @Test("unplug mid-request: the request fails `device removed`; the accessory reopens after its back-off and settles")
+    @Test(
+        "unplug mid-request: the request fails `device removed`; the accessory reopens after its back-off and settles"
+    )
     func unplugMidRequest() throws {
         let v = try VirtualAccessory()
         let (id, _) = v.transact("a")
@@ -119,7 +121,9 @@ struct RequestPathTests {
         )
     }
 
-    @Test("after_reopen: late_answer: a device hot-plug removed mid-transact and put back discards that answer until its old deadline")
+    @Test(
+        "after_reopen: late_answer: a device hot-plug removed mid-transact and put back discards that answer until its old deadline"
+    )
     func lateAnswerAfterReopen() throws {
         let v = try VirtualAccessory("resync: {after_reopen: late_answer}")
         let (id, _) = v.transact("a")
