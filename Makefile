@@ -153,7 +153,7 @@ soak-ci: deps
 	ASAN_OPTIONS=detect_leaks=1 $(SOAK) --seconds $(SOAK_CI_SANITIZER_SECONDS) --no-rss-check \
 		--daemon "$$($(SWIFT) build --sanitize=address --scratch-path .build-asan --show-bin-path)/accessoryd"
 
-## libFuzzer targets (fuzz/<target>/main.swift) on the JSON-RPC decoder, the framers and the
+## libFuzzer targets (fuzz/<target>/main.swift) on the JSON-RPC decoder, the framers, the telnet/RFC 2217 parser and the
 ## config decoder, FUZZ_SECONDS each (default 60), from the seeds in fuzz/corpus. See fuzz/run.sh.
 FUZZ_SECONDS ?= 60
 fuzz: deps

@@ -27,7 +27,7 @@ public enum ComPortRequest: Sendable, Equatable {
     /// 1 the receive buffer, 2 the transmit buffer, 3 both.
     case purgeData(UInt8)
 
-    /// The command codes, client to server.
+    /// The command codes, client to server. Constants. Any thread.
     public enum Code {
         public static let signature: UInt8 = 0
         public static let setBaudRate: UInt8 = 1

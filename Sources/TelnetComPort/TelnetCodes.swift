@@ -13,7 +13,7 @@ public enum Telnet {
     public static let sb: UInt8 = 250
     public static let se: UInt8 = 240
 
-    /// The options this server takes part in; every other one is refused.
+    /// The options this server takes part in; every other one is refused. Constants. Any thread.
     public enum Option {
         public static let binary: UInt8 = 0
         public static let suppressGoAhead: UInt8 = 3

@@ -40,7 +40,8 @@ struct ConfigSource {
     }
 
     /// Loads and checks the file; views are also checked against the system (owners, groups,
-    /// what is at their paths), their relative paths placed in `runtimeDirectory`.
+    /// what is at their paths), their relative paths placed in `runtimeDirectory`, and network
+    /// listeners against the ports other programs listen on.
     static func load(path: String, runtimeDirectory: String) throws -> ConfigSource {
         let bytes: [UInt8]
         do {
@@ -50,7 +51,8 @@ struct ConfigSource {
         }
         var (configuration, issues) = ConfigurationLoader.check(bytes: bytes, file: path)
         if let checked = configuration {
-            let found = ViewPreflight.issues(checked, runtimeDirectory: runtimeDirectory)
+            let found =
+                ViewPreflight.issues(checked, runtimeDirectory: runtimeDirectory) + ListenerPreflight.issues(checked)
             if found.contains(where: { $0.severity == .error }) { configuration = nil }
             issues += found
         }

@@ -140,6 +140,18 @@ import Testing
         let listener = status["listeners"]?.arrayValue?.first
         #expect(listener?["counters"]?["accepted"]?.intValue == 2, "\(status)")
         #expect(listener?["connections"]?.arrayValue?.count == 1, "the refused one is gone: \(status)")
+        // accessoryctl listeners: the table, and --json with each listener's status and its device.
+        let table = try ViewDaemonTests.ctl(s, ["listeners"])
+        let rows = table.split(separator: "\n").map { $0.split(separator: " ", omittingEmptySubsequences: true) }
+        #expect(rows.first?.first == "DEVICE" && rows.first?.contains("SESSION") == true, "\(table)")
+        #expect(
+            rows.contains {
+                $0.count == 10 && $0[1] == "127.0.0.1:\(port)" && $0[2] == "raw/follow" && $0[6] == "attached"
+            },
+            "\(table)"
+        )
+        let json = try JSONParser.parse(Array(try ViewDaemonTests.ctl(s, ["listeners", "--json"]).utf8))
+        #expect(json["listeners"]?.arrayValue?.first?["device"]?.stringValue == "echo", "\(json)")
         let clients = try s.connect().call("clients.list").result?["clients"]?.arrayValue ?? []
         #expect(
             clients.contains { ($0["command"]?.stringValue ?? "").hasPrefix("raw 127.0.0.1:\(port)") },

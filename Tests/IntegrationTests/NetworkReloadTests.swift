@@ -5,8 +5,9 @@ import SystemCalls
 import Testing
 
 /// Listeners across SIGHUP and in `--check-config`: an unchanged listener keeps its connection;
-/// a changed one is closed and made again; a port held by another program is reported and the
-/// rest stands; a non-loopback address and two listeners on one port are configuration errors.
+/// a changed one is closed and made again; a reload adding a port another program holds is
+/// rejected and the rest stands (`--check-config` says why); a non-loopback address and two
+/// listeners on one port are configuration errors.
 ///
 /// Threading: each test runs on its own test thread and owns its scenario.
 @Suite struct NetworkReloadTests {
@@ -53,29 +54,48 @@ import Testing
         client.close()
     }
 
-    @Test func aPortInUseIsReportedAndTheRestStands() throws {
+    @Test func aReloadWithAPortInUseIsRejectedAndTheRestStands() throws {
         let s = try Scenario()
         defer { s.finish() }
         try s.simulator("echo")
-        let taken = try InetSocket.listening(on: InetEndpoint(address: [127, 0, 0, 1], port: 0))
-        let busy = try InetSocket.localEnd(taken.rawValue).port
         let free = try NetworkListenerTests.freePort()
-        try s.startDaemon(accessories: [
-            s.lineAccessory(
-                "echo",
-                "network: [{listen: \"127.0.0.1:\(busy)\", protocol: raw}, {listen: \"127.0.0.1:\(free)\", protocol: raw}]"
-            )
-        ])
+        try s.startDaemon(accessories: [s.lineAccessory("echo", Self.listener(free))])
         let client = try InetSocket.connect(to: InetEndpoint(address: [127, 0, 0, 1], port: free))
         try NetworkListenerTests.echo(client.rawValue, "served\n")
+        // Another program holds a port; a reload adds a listener on it.
+        let taken = try InetSocket.listening(on: InetEndpoint(address: [127, 0, 0, 1], port: 0))
+        let busy = try InetSocket.localEnd(taken.rawValue).port
+        _ = try s.directory.write(
+            "accessoryd.yaml",
+            s.configuration(accessories: [
+                s.lineAccessory(
+                    "echo",
+                    "network: [{listen: \"127.0.0.1:\(free)\", protocol: raw}, "
+                        + "{listen: \"127.0.0.1:\(busy)\", protocol: raw}]"
+                )
+            ])
+        )
+        try ChildProcess.signal(s.daemon!.pid, SIGHUP)
+        try waitForLog(s, "rejected")
+        #expect(s.log.contains("127.0.0.1:\(busy) is in use"), "\(s.log)")
+        #expect(s.log.contains("pid \(getpid())"), "names who holds it: \(s.log)")
+        // Nothing of the rejected configuration was made; the running listener serves on.
+        try NetworkListenerTests.echo(client.rawValue, "still served\n")
         let status = try s.connect().result("device.status", Params.device("echo"))
         let listeners = status["listeners"]?.arrayValue ?? []
-        #expect(listeners.count == 2, "\(status)")
-        #expect(listeners.contains { $0["error"]?.stringValue == "the port is in use" }, "\(listeners)")
-        let serving = listeners.first { $0["error"] == nil }
-        #expect(serving?["connections"]?.arrayValue?.first?["session"]?.stringValue == "attached", "\(listeners)")
-        #expect(serving?["counters"]?["accepted"]?.intValue == 1, "\(listeners)")
-        #expect(s.log.contains("127.0.0.1:\(busy) of echo: cannot listen: the port is in use"), "\(s.log)")
+        #expect(listeners.count == 1, "\(status)")
+        #expect(listeners.first?["connections"]?.arrayValue?.first?["session"]?.stringValue == "attached")
+        #expect(listeners.first?["counters"]?["accepted"]?.intValue == 1, "\(listeners)")
+        // And `--check-config` says the same of the file.
+        let folder = try TemporaryDirectory()
+        defer { folder.remove() }
+        let r = try ConfigTests.run(
+            ["--check-config", "--config", s.directory.file("accessoryd.yaml")],
+            in: folder,
+            tag: "busy"
+        )
+        #expect(r.status == .exited(1), "\(r.stderr)")
+        #expect(r.stderr.contains("accessories[0].network[1].listen: 127.0.0.1:\(busy) is in use"), "\(r.stderr)")
         taken.close()
         client.close()
     }

@@ -2,6 +2,7 @@ import AccessoryConfig
 import ControlProtocol
 import Glibc
 import IOLoop
+import JSONCodec
 import SystemCalls
 import TelnetComPort
 import Transports
