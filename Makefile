@@ -7,7 +7,7 @@ STATIC = --static-swift-stdlib --scratch-path .build-static
 ## to install other builds).
 STATIC_BIN = $(shell $(SWIFT) build -c release $(STATIC) --show-bin-path 2>/dev/null)
 RELEASE_BIN ?= $(STATIC_BIN)
-.PHONY: deps bench-deps build test docs-check remote-bench python-test test-race lint format units demo bench micro-bench loop-bench ops-bench serial-bench soak soak-ci fuzz clean \
+.PHONY: deps bench-deps build test docs-check remote-bench python-test tools-test test-race lint format units demo bench micro-bench loop-bench ops-bench serial-bench soak soak-ci fuzz clean \
 	release link-order install install-check deb deb-check footprint systemd-test
 
 deps:
@@ -34,6 +34,7 @@ test: deps
 	@scripts/check-man.sh
 	@scripts/check-install.sh "$$($(SWIFT) build --show-bin-path)"
 	@$(MAKE) --no-print-directory python-test
+	@$(MAKE) --no-print-directory tools-test
 	SWIFT=$(SWIFT) $(PYTHON) scripts/docs-check.py --products "$$($(SWIFT) build --show-bin-path)"
 
 ## Dead relative links in README.md, docs/*.md and python/*.md; references to a section whose
@@ -59,6 +60,16 @@ python-test:
 	$(SWIFT) build --product accessoryctl
 	cd python && $(PYTHON) -m mypy --strict accessoryd
 	ACCESSORYD_PRODUCTS="$$($(SWIFT) build --show-bin-path)" $(PYTHON) -m pytest -q -p no:cacheprovider python/tests
+
+## esptool and labgrid (from PyPI, pinned in python/tools-tests/requirements-tools.txt, in the
+## venv scripts/venv-tools.sh makes under .build) against accessory-sim and the daemon, over
+## RFC 2217 and raw TCP (ser2net's accepters, and accessoryd's own).
+tools-test:
+	$(SWIFT) build --product accessoryd
+	$(SWIFT) build --product accessory-sim
+	$(SWIFT) build --product accessoryctl
+	ACCESSORYD_TOOLS_VENV="$$(scripts/venv-tools.sh)" ACCESSORYD_PRODUCTS="$$($(SWIFT) build --show-bin-path)" \
+		$(PYTHON) -m pytest -q -p no:cacheprovider python/tools-tests
 
 ## The race-prone suites under ThreadSanitizer, serially.
 test-race: deps

@@ -99,7 +99,9 @@ let package = Package(
         // Simulated accessories on pseudo-terminals (library, so tests can run them in-process).
         .target(
             name: "AccessorySimulator",
-            dependencies: ["IOLoop", "SystemCalls", "YAMLTree", "TrafficTrace", "ControlProtocol", "JSONCodec"],
+            dependencies: [
+                "IOLoop", "SystemCalls", "YAMLTree", "TrafficTrace", "ControlProtocol", "JSONCodec", "Transports",
+            ],
             swiftSettings: strict
         ),
         .executableTarget(

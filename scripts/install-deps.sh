@@ -59,6 +59,10 @@ command -v tmux >/dev/null 2>&1 || missing+=(tmux)
 command -v gpsd >/dev/null 2>&1 || [ -x /usr/sbin/gpsd ] || missing+=(gpsd)
 command -v gpspipe >/dev/null 2>&1 || missing+=(gpsd-clients)
 command -v picocom >/dev/null 2>&1 || missing+=(picocom)
+# The RFC 2217 tools tests (python/tools-tests): esptool and labgrid from PyPI in a venv of
+# Debian's python3 (scripts/venv-tools.sh), and ser2net, the peer they are also run through.
+[ -x /usr/bin/python3 ] && /usr/bin/python3 -c 'import ensurepip' 2>/dev/null || missing+=(python3-venv)
+command -v ser2net >/dev/null 2>&1 || [ -x /usr/sbin/ser2net ] || missing+=(ser2net)
 # systemd-analyze (make units) and systemd-socket-activate (the socket-activation test).
 command -v systemd-socket-activate >/dev/null 2>&1 || missing+=(systemd)
 if [ "${1:-}" = "--bench" ]; then

@@ -24,7 +24,9 @@ started=$SECONDS
 # `apt install ./…deb` needs no download (it still resolves them as on any system).
 SUITE=bookworm
 MIRROR="${SYSTEMD_TEST_MIRROR:-http://deb.debian.org/debian}"
-INCLUDE="systemd,systemd-sysv,dbus,libudev1,libyaml-0-2,util-linux,procps"
+# gpsd, gpsd-clients and python3 for check restart_views: programs nobody here wrote, on a view
+# and on the Python client, across a restart.
+INCLUDE="systemd,systemd-sysv,dbus,libudev1,libyaml-0-2,util-linux,procps,gpsd,gpsd-clients,python3"
 key="$(printf '%s\n' "$SUITE" "$INCLUDE" "$(dpkg --print-architecture)" | sha256sum | cut -c1-16)"
 CACHE="$HERE/.build-systemd"
 ROOT="$CACHE/root-$key"
@@ -49,7 +51,9 @@ SHARE="$WORK/share"
 mkdir -p "$SHARE"
 cp "$DEB" "$SHARE/accessoryd.deb"
 [ -z "$DEB_UPGRADE" ] || cp "$DEB_UPGRADE" "$SHARE/accessoryd-upgrade.deb"
-cp "$HERE/scripts/systemd-test/checks.sh" "$HERE/scripts/systemd-test/"*.yaml "$SHARE/"
+cp "$HERE/scripts/systemd-test/checks.sh" "$HERE/scripts/systemd-test/"*.yaml "$HERE/scripts/systemd-test/"*.py "$SHARE/"
+mkdir -p "$SHARE/python"
+cp -r "$HERE/python/accessoryd" "$SHARE/python/"
 t=$SECONDS
 cp -a --reflink=auto "$ROOT" "$COPY"
 echo "-- copied the root in $((SECONDS - t)) s"

@@ -80,6 +80,8 @@ public struct Simulation: Sendable, Equatable {
         case script
         /// Plays a recording back (`file:`, docs/replay.md).
         case replay
+        /// An ESP32's ROM serial loader (SLIP) behind the usual DTR/RTS auto-reset circuit.
+        case esp32ROM = "esp32-rom"
     }
 
     /// One `key: value` for `accessory-sim`, in file order: the daemon passes it as

@@ -52,6 +52,7 @@ extension Accessory {
                     "\(name): closed the descriptor kept across the restart (\(refused)); opened \(path) afresh"
                 )
             }
+            if let port = opening.port { standInForModemLines(of: port, link: path) }
             attach(opening.channel, port: opening.port, description: path)
         } catch {
             counters.lastError = error.description

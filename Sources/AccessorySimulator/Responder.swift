@@ -1,4 +1,5 @@
 import IOLoop
+import Transports
 
 /// Bytes a personality wants written to the client. Any thread (a value).
 struct Output {
@@ -53,6 +54,16 @@ protocol Responder {
 
     /// The output due by `now`, in order.
     mutating func due(at now: LoopInstant) -> [Output]
+    /// The host set the modem lines (`DTR`, `RTS`; true is asserted) at `now`, as reported over
+    /// the simulator's line socket (a pty carries no modem lines: ``LineReport``).
+    mutating func linesChanged(_ lines: ModemLineReport, at now: LoopInstant) -> [Output]
+
+    /// When the personality wants ``wake(at:)`` called next (a timed change of its own), if ever.
+    /// Read after each call into the personality.
+    var wakeTime: LoopInstant? { get }
+
+    /// Called at (or just after) ``wakeTime``.
+    mutating func wake(at now: LoopInstant) -> [Output]
 }
 
 extension Responder {
@@ -62,6 +73,9 @@ extension Responder {
     mutating func started(at now: LoopInstant) {}
     mutating func receive(_ bytes: ArraySlice<UInt8>, at now: LoopInstant) -> [Output] { receive(bytes) }
     mutating func due(at now: LoopInstant) -> [Output] { [] }
+    mutating func linesChanged(_ lines: ModemLineReport, at now: LoopInstant) -> [Output] { [] }
+    var wakeTime: LoopInstant? { nil }
+    mutating func wake(at now: LoopInstant) -> [Output] { [] }
 }
 
 /// Makes the responder of a configuration (a fresh one for each appearance of the accessory).
@@ -98,5 +112,7 @@ func makeResponder(for configuration: SimulatorConfiguration) -> any Responder {
         )
     case .replay(let plan):
         return ReplayResponder(plan: plan, maxLength: configuration.maxInboundLength)
+    case .esp32ROM(let boot):
+        return ESP32ROMResponder(boot: boot, maxLength: configuration.maxInboundLength)
     }
 }

@@ -66,7 +66,7 @@ extension SimulatedAccessory {
 
     /// Sends outputs in order, applying the fault switches to replies. Stops at a hang-up. The
     /// bytes of one batch leave in as few writes as the pty allows.
-    private func deliver(_ outputs: [Output]) {
+    func deliver(_ outputs: [Output]) {
         let before = replyCount
         for output in outputs {
             guard source != nil else { break }

@@ -19,7 +19,7 @@ import SystemCalls
 /// safe from any thread (the last three hop onto the loop; off the loop they take effect when the
 /// loop runs them). All I/O, timers and the `onEvent` callback run on the loop's thread.
 package final class SimulatedAccessory: @unchecked Sendable {
-    // @unchecked: `statusBox` is in a Locked (pthread mutex); `pendingDevice` is written before the perform that
+    // @unchecked: `statusBox` is in a Locked (pthread mutex); `pendingDevice` and `pendingLines` are written before the perform that
     // reads it (the perform queue's lock orders them); everything else is touched only on `loop`.
 
     /// The configuration it was started with.
@@ -52,6 +52,11 @@ package final class SimulatedAccessory: @unchecked Sendable {
     var reappearTimer: LoopTimer?
     var outbound = OutboundBuffer()
     var isStopped = false
+    /// The line socket's source (`SimulatedAccessory+Lines.swift`), and the personality's timer.
+    var linesSource: FDSource?
+    var wakeTimer: LoopTimer?
+    /// The line socket bound by `start`, waiting for the loop (as `pendingDevice`).
+    var pendingLines: OwnedFD?
 
     /// Output beyond this stops reading input until it drains below `resumeReadingBelow`.
     static let pauseReadingAbove = 256 << 10
@@ -88,6 +93,9 @@ package final class SimulatedAccessory: @unchecked Sendable {
     ) throws(SimulatorError) -> SimulatedAccessory {
         try configuration.validate()
         let accessory = SimulatedAccessory(configuration: configuration, loop: loop, onEvent: onEvent)
+        if let linesPath = configuration.linesSocketPath {
+            accessory.pendingLines = .some(try bindLinesSocket(at: linesPath))
+        }
         let device = try accessory.openDevice()
         let path = device.slavePath
         accessory.statusBox.withLock {
@@ -95,15 +103,19 @@ package final class SimulatedAccessory: @unchecked Sendable {
             $0.appearances = 1
         }
         if loop.inLoop {
+            if let l = accessory.pendingLines.take() { accessory.serveLines(l) }
             accessory.attach(device)
             return accessory
         }
         accessory.pendingDevice = .some(device)
         let queued = loop.perform {
+            if let l = accessory.pendingLines.take() { accessory.serveLines(l) }
             if let d = accessory.pendingDevice.take() { accessory.attach(d) }
         }
         if !queued {
             _ = accessory.pendingDevice.take()
+            _ = accessory.pendingLines.take()
+            if let linesPath = configuration.linesSocketPath { try? FileIO.unlink(linesPath) }
             if let link = configuration.linkPath { DeviceLink.remove(link, ifPointingAt: path) }
             throw .loopShutDown
         }
@@ -132,6 +144,7 @@ package final class SimulatedAccessory: @unchecked Sendable {
                 return s.slavePath
             }
             if let path { unpublish(path) }
+            if let linesPath = configuration.linesSocketPath { try? FileIO.unlink(linesPath) }
         }
     }
 
@@ -147,6 +160,8 @@ package final class SimulatedAccessory: @unchecked Sendable {
         reappearTimer?.cancel()
         reappearTimer = nil
         if let d = pendingDevice.take() { unpublish(d.slavePath) }
+        _ = pendingLines.take()
+        stopServingLines()
         detach()
         statusBox.withLock {
             $0.slavePath = nil

@@ -32,6 +32,9 @@ package struct SimulatorConfiguration: Sendable {
     /// payload this many times, so that answers can be longer than requests (to exceed a frame
     /// limit on the reading side).
     package var replyRepeat: Int
+    /// If set, a Unix datagram socket at this path (mode 0600) takes ``ModemLineReport``s: the
+    /// host's DTR and RTS, which a pty cannot carry (`SimulatedAccessory+Lines.swift`).
+    package var linesSocketPath: String?
 
     package init(
         name: String = "sim",
@@ -45,7 +48,8 @@ package struct SimulatorConfiguration: Sendable {
         maxInboundLength: Int = 65_536,
         seed: UInt64? = nil,
         splitReplies: Duration? = nil,
-        replyRepeat: Int = 1
+        replyRepeat: Int = 1,
+        linesSocketPath: String? = nil
     ) {
         self.name = name
         self.personality = personality
@@ -59,6 +63,7 @@ package struct SimulatorConfiguration: Sendable {
         self.seed = seed
         self.splitReplies = splitReplies
         self.replyRepeat = replyRepeat
+        self.linesSocketPath = linesSocketPath
     }
 
     /// Checks the values that cannot be expressed by the types. Any thread.
@@ -91,6 +96,8 @@ package enum Personality: Sendable, Equatable {
     case script(SimulatorScript)
     /// A recording played back (docs/replay.md).
     case replay(ReplayPlan)
+    /// An ESP32's ROM serial loader behind the DTR/RTS auto-reset circuit (``ESP32ROMResponder``).
+    case esp32ROM(ESP32Boot)
 
     /// The name used on the command line.
     package var name: String {
@@ -101,6 +108,7 @@ package enum Personality: Sendable, Equatable {
         case .framed: return "framed"
         case .script: return "script"
         case .replay: return "replay"
+        case .esp32ROM: return "esp32-rom"
         }
     }
 }

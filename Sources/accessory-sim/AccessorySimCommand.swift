@@ -133,6 +133,22 @@ struct AccessorySimCommand: ParsableCommand {
     )
     var replyRepeat: Int = 1
 
+    @Option(
+        help: ArgumentHelp(
+            "esp32-rom: flash starts the application (the loader needs esptool's DTR/RTS reset), download starts the ROM loader.",
+            valueName: "mode"
+        )
+    )
+    var boot: BootArgument = .flash
+
+    @Option(
+        help: ArgumentHelp(
+            "Take the host's DTR/RTS (which a pty cannot carry) as datagrams on a Unix socket made at this path.",
+            valueName: "path"
+        )
+    )
+    var linesSocket: String?
+
     @Option(help: ArgumentHelp("Seed for garbage bytes and fault draws (random by default).", valueName: "n"))
     var seed: UInt64?
 
@@ -148,6 +164,8 @@ struct AccessorySimCommand: ParsableCommand {
     var countCloses: String?
 
     @OptionGroup var replayArguments: ReplayArguments
+    /// The longest Unix socket path (`sun_path` less its terminating NUL).
+    static let maxSocketPathBytes = 107
 
     func validate() throws {
         if count < 1 { throw ValidationError("--count must be at least 1") }
@@ -187,12 +205,20 @@ struct AccessorySimCommand: ParsableCommand {
 
     func run() throws {
         FileIO.ignoreSignal(SIGPIPE)
-        let base: SimulatorConfiguration
+        var base: SimulatorConfiguration
         do {
             base = try baseConfiguration()
         } catch {
             StandardStreams.err("\(error)")
             throw ExitCode(1)
+        }
+        // A socket path longer than sun_path (a deep runtime folder) cannot be bound: the
+        // accessory still runs, without the host's modem lines, rather than not at all.
+        if let path = base.linesSocketPath, path.utf8.count + String(count).utf8.count > Self.maxSocketPathBytes {
+            StandardStreams.err(
+                "--lines-socket \(path) is too long for a Unix socket; the modem lines will not reach it"
+            )
+            base.linesSocketPath = nil
         }
         let signals = try SignalFD.create([SIGTERM, SIGINT, SIGUSR1])
         let signalFD = signals.rawValue
@@ -203,6 +229,7 @@ struct AccessorySimCommand: ParsableCommand {
             if count > 1 {
                 c.name += String(i)
                 c.linkPath = link.map { $0 + String(i) }
+                c.linesSocketPath = base.linesSocketPath.map { $0 + String(i) }
             }
             let name = c.name
             do {
@@ -265,6 +292,7 @@ struct AccessorySimCommand: ParsableCommand {
         case .replay:
             guard let plan = try replayArguments.plan() else { throw .invalidConfiguration("--replay FILE is missing") }
             p = .replay(plan)
+        case .esp32ROM: p = .esp32ROM(boot == .download ? .download : .flash)
         }
         let defaultTerminator: LineTerminator = chosenPersonality == .echo ? .lf : .any
         let faults = FaultSwitches(
@@ -288,7 +316,8 @@ struct AccessorySimCommand: ParsableCommand {
             maxInboundLength: maxLength,
             seed: seed,
             splitReplies: splitMs.map { .milliseconds($0) },
-            replyRepeat: replyRepeat
+            replyRepeat: replyRepeat,
+            linesSocketPath: linesSocket
         )
     }
 }

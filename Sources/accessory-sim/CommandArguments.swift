@@ -8,6 +8,13 @@ enum PersonalityArgument: String, CaseIterable, ExpressibleByArgument {
     case framed
     case script
     case replay
+    case esp32ROM = "esp32-rom"
+}
+
+/// `--boot` values (the `esp32-rom` personality's strapping). Any thread (a value).
+enum BootArgument: String, CaseIterable, ExpressibleByArgument {
+    case flash
+    case download
 }
 
 /// `--framing` values. Any thread (a value).

@@ -1,4 +1,5 @@
 import AccessoryConfig
+import AccessoryCore
 import Glibc
 import SystemCalls
 
@@ -89,7 +90,10 @@ final class Simulators {
     private func launch(_ child: inout Child) {
         let link = linkPath(for: child.name)
         let sim = child.simulation
-        var args = ["--personality", sim.personality.rawValue, "--name", child.name, "--link", link]
+        var args = [
+            "--personality", sim.personality.rawValue, "--name", child.name, "--link", link,
+            "--lines-socket", Accessory.simulatorLineSocket(forLink: link),
+        ]
         for o in sim.options { args += ["--\(o.key.replacingUnderscores())", o.value] }
         do {
             // The simulator's stdout (READY lines) goes to /dev/null: the daemon follows the

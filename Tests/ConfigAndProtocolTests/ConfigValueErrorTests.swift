@@ -255,7 +255,7 @@ struct ConfigValueErrorTests {
             ),
             (
                 "accessories:\n  - name: a\n    simulate: {personality: ecko}\n",
-                #"test.yaml:3: accessories[0].simulate.personality: expected one of echo, at-modem, nmea, framed, script, replay, got "ecko" (did you mean "echo"?)"#
+                #"test.yaml:3: accessories[0].simulate.personality: expected one of echo, at-modem, nmea, framed, script, replay, esp32-rom, got "ecko" (did you mean "echo"?)"#
             ),
             (
                 "accessories:\n  - name: a\n    simulate: {personality: replay, pace: fast}\n",

@@ -25,11 +25,28 @@ enum TargetKind: String, CaseIterable {
     /// default layout: whether a change made the request path slower, measured in the same run.
     /// Only with `--baseline`.
     case accessorydBaseline = "accessoryd-baseline"
+    /// ser2net 4.3's raw TCP accepter on 127.0.0.1 (`chardelay: false`).
+    case ser2netTCP = "ser2net-tcp"
+    /// ser2net 4.3's `telnet(rfc2217)` accepter on 127.0.0.1 (`chardelay: false`).
+    case ser2netRFC2217 = "ser2net-rfc2217"
+    /// accessoryd's own listener on the echo accessory, `protocol: raw` (a raw session).
+    case accessorydTCP = "accessoryd-tcp"
+    /// accessoryd's own listener on the echo accessory, `protocol: rfc2217`.
+    case accessorydRFC2217 = "accessoryd-rfc2217"
 
-    /// accessoryd in any of its configurations, this build's or the baseline's.
+    /// accessoryd in any of its configurations served over its socket (`transact`), this
+    /// build's or the baseline's.
     var isAccessoryd: Bool {
         self == .accessoryd || self == .accessorydOwn || self == .accessorydTraced || self == .accessorydBaseline
     }
+
+    /// A TCP listener: one raw session at a time, so no concurrent clients.
+    var isNetwork: Bool {
+        self == .ser2netTCP || self == .ser2netRFC2217 || self == .accessorydTCP || self == .accessorydRFC2217
+    }
+
+    /// Speaks telnet with RFC 2217's COM-PORT-OPTION.
+    var isRFC2217: Bool { self == .ser2netRFC2217 || self == .accessorydRFC2217 }
 }
 
 /// A running target: its echo accessory, the relay in front of it, and how a client connects.
@@ -220,6 +237,8 @@ final class Lab {
             )
             try waitForSocket(socketPath, of: relay, "ser2net")
             return Target(kind: kind, wire: RawWire(), relay: relay, echo: echo, connector: connectSocket)
+        case .ser2netTCP, .ser2netRFC2217, .accessorydTCP, .accessorydRFC2217:
+            return try networkTarget(kind, echo: echo, maxClients: maxClients)
         case .accessoryd, .accessorydOwn, .accessorydTraced, .accessorydBaseline:
             let relay = try startDaemon(
                 echo: echo,
@@ -233,15 +252,92 @@ final class Lab {
         }
     }
 
+    /// A TCP relay in front of `echo`: ser2net's raw or `telnet(rfc2217)` accepter, or
+    /// accessoryd's listener (its echo accessory's `network:`), on a free loopback port, which
+    /// answers before this returns. An RFC 2217 connection starts with ``TelnetWire/greeting``.
+    private func networkTarget(_ kind: TargetKind, echo: EchoAccessory, maxClients: Int) throws -> Target {
+        let port = try Loopback.freePort()
+        let relay: Child
+        switch kind {
+        case .ser2netTCP, .ser2netRFC2217:
+            let config = file(kind.rawValue + ".yaml")
+            try FileIO.writeFile(
+                config,
+                """
+                connection: &bench
+                  accepter: \(kind.isRFC2217 ? "telnet(rfc2217)," : "")tcp(nodelay),127.0.0.1,\(port)
+                  connector: serialdev,\(echo.link),local
+                  options:
+                    chardelay: false
+
+                """
+            )
+            relay = try start(
+                try Lab.tool("ser2net"),
+                ["-n", "-d", "-c", config, "-P", file(kind.rawValue + ".pid")],
+                log: kind.rawValue + ".log"
+            )
+        default:
+            let network = "network: [{listen: \"127.0.0.1:\(port)\", protocol: \(kind.isRFC2217 ? "rfc2217" : "raw")}]"
+            relay = try startDaemon(
+                echo: echo,
+                socket: file(kind.rawValue + ".sock"),
+                maxClients: maxClients,
+                ownThread: false,
+                trace: nil,
+                baseline: false,
+                log: kind.rawValue,
+                echoMembers: network
+            )
+        }
+        // accessoryd listens once its accessories are ready (startDaemon waited for that); a
+        // probe connection would be a session, refusing the next until its resync is over.
+        let daemonSocket = file(kind.rawValue + ".sock")
+        if kind == .ser2netTCP || kind == .ser2netRFC2217 {
+            try waitFor("\(kind.rawValue) to listen on 127.0.0.1:\(port)", seconds: 15) {
+                if let ended = relay.poll() { throw BenchError("\(kind.rawValue) ended (\(ended)): \(relay.output)") }
+                guard let probe = try Loopback.connect(port: port) else { return false }
+                probe.close()
+                return true
+            }
+        }
+        let rfc2217 = kind.isRFC2217
+        let wire: any Wire = rfc2217 ? TelnetWire() : RawWire()
+        let isDaemon = kind == .accessorydTCP || kind == .accessorydRFC2217
+        return Target(kind: kind, wire: wire, relay: relay, echo: echo) {
+            // accessoryd refuses a session while the last one's resync runs: wait until the
+            // accessory is ready and unlocked again.
+            if isDaemon { try Lab.waitUntilFree(socket: daemonSocket, device: "echo") }
+            // ser2net lets the last session go asynchronously: retry (bounded) while it refuses.
+            var attempts = 0
+            while true {
+                if let fd = try Loopback.connect(port: port) {
+                    let endpoint = try LineEndpoint(owning: fd)
+                    if rfc2217 {
+                        endpoint.telnet = TelnetDecoder()
+                        try endpoint.send(TelnetWire.greeting)
+                    }
+                    return endpoint
+                }
+                attempts += 1
+                guard attempts < 2_000 else { throw BenchError("\(kind.rawValue) refuses connections") }
+                usleep(1_000)
+            }
+        }
+    }
+
     /// accessoryd with the echo accessory and 15 simulated ones beside it (16 in all), all ready.
-    /// With `trace`, the echo accessory writes a `text` trace file there (rotated at 64 MiB).
+    /// With `trace`, the echo accessory writes a `text` trace file there (rotated at 64 MiB);
+    /// `echoMembers` is more of the echo accessory's flow mapping (its `network:`).
     private func startDaemon(
         echo: EchoAccessory,
         socket: String,
         maxClients: Int,
         ownThread: Bool,
         trace: String?,
-        baseline: Bool
+        baseline: Bool,
+        log: String? = nil,
+        echoMembers: String? = nil
     ) throws -> Child {
         let others = 15
         let simulator = try start(
@@ -258,11 +354,13 @@ final class Lab {
             accessories: accessories,
             socket: socket,
             maxClients: maxClients,
-            log: ownThread
-                ? "accessoryd-own"
-                : trace != nil ? "accessoryd-traced" : baseline ? "accessoryd-baseline" : "accessoryd",
+            log: log
+                ?? (ownThread
+                    ? "accessoryd-own"
+                    : trace != nil ? "accessoryd-traced" : baseline ? "accessoryd-baseline" : "accessoryd"),
             extra: ownThread ? "threads: {control: own}\n" : "",
             trace: trace,
+            members: echoMembers.map { [$0] } ?? [],
             baseline: baseline
         )
     }
@@ -317,6 +415,23 @@ final class Lab {
             return devices.filter { $0["state"] == "ready" }.count == accessories.count
         }
         return daemon
+    }
+
+    /// Waits (up to 10 s) until accessoryd's `device` is `ready` (not resyncing) and unlocked.
+    static func waitUntilFree(socket: String, device: String) throws {
+        let endpoint = try LineEndpoint(owning: try Socket.connectedUnixStream(to: .path(socket)))
+        defer { endpoint.close() }
+        var id = 0
+        try waitFor("\(device) to be free for a session", seconds: 10) {
+            id += 1
+            let status = try RPCWire.call(
+                endpoint,
+                id: id,
+                method: "device.status",
+                params: ["device": .string(device)]
+            )
+            return status.result?["state"] == "ready" && status.result?["locked"] == false
+        }
     }
 
     /// The full path of a program on `PATH` (or in /usr/sbin, where Debian puts ser2net).

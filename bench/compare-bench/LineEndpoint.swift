@@ -13,6 +13,8 @@ final class LineEndpoint {
     private var pending: [UInt8] = []
     /// Where the unread part of `pending` starts (consumed bytes are dropped in bulk, not per line).
     private var start = 0
+    /// Set for an RFC 2217 connection: telnet commands are taken out of what is read.
+    var telnet: TelnetDecoder?
 
     /// Takes `descriptor` and makes it non-blocking (a pty slave opened by path is not).
     init(owning descriptor: consuming OwnedFD) throws {
@@ -65,7 +67,8 @@ final class LineEndpoint {
         let result = try chunk.withUnsafeMutableBytes { try FileIO.read(fd, into: $0) }
         switch result {
         case .processed(0): return false
-        case .processed(let count): pending += chunk[..<count]
+        case .processed(let count):
+            if telnet == nil { pending += chunk[..<count] } else { pending += telnet!.feed(chunk[..<count]) }
         case .wouldBlock: break
         }
         return true

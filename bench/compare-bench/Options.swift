@@ -53,8 +53,10 @@ struct Options {
           --interference S    seconds of accessoryd ticks and transacts timed quiet, then again
                               while 8 clients send 60 KB lines (default 2; 0 skips it)
           --targets LIST      any of direct,socat,ser2net,ser2net-default,accessoryd,
-                              accessoryd-own,accessoryd-traced, accessoryd-baseline
-                              (default: all; the baseline only with --baseline)
+                              accessoryd-own,accessoryd-traced, accessoryd-baseline,
+                              ser2net-tcp,ser2net-rfc2217,accessoryd-tcp,accessoryd-rfc2217
+                              (default: all; the baseline only with --baseline; the TCP
+                              listeners take no concurrent clients)
           --no-views          skip the pty views section
           --views-only        run only the pty views section: an exclusive view streaming beside
                               attach and socat's PTY relay, a shared view's 16 B round trip beside

@@ -65,6 +65,7 @@ extension Report {
                 )
             }
         }
+        lines += networkChecks()
         if let idle {
             check(
                 idle.cpuPercent < 1,

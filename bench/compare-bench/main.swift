@@ -49,7 +49,8 @@ func run(_ options: Options) throws {
     }
     for k in options.clients {
         progress("\(k) concurrent clients")
-        for target in targets {
+        // A TCP listener serves one raw session at a time: no concurrent clients.
+        for target in targets where !target.kind.isNetwork {
             report.concurrency.append(
                 try measureConcurrency(target, clients: k, total: max(k, options.concurrentRequests), size: 16)
             )

@@ -350,6 +350,39 @@ check_restart_in_flight() {
   echo "  the in-flight transact ended with: $(head -1 "$out")"
 }
 
+# A program on a pty view (gpsd, on the gps accessory's monitor view) and a Python client with a
+# subscription (scripts/systemd-test/subscriber.py, no reconnect code of its own) across a
+# restart: gpsd keeps the same /dev/pts/N and logs nothing, and both get data again once the new
+# daemon's simulator runs (simulators die with the daemon; the view does not).
+gps_fix() { timeout 10 gpspipe -w -n 12 127.0.0.1:2947 2>/dev/null | grep -q '"class":"TPV".*"mode":[23]'; }
+subscriber_count() { cat /tmp/subscriber.count 2>/dev/null || echo 0; }
+check_restart_views() {
+  command -v gpsd >/dev/null && command -v python3 >/dev/null || fail "gpsd or python3 is not in the container"
+  local view=/run/accessoryd/daemon/tty/gps pts gpsd_pid sub_pid before log_before
+  wait_for 10 "the gps view" test -e "$view"
+  pts="$(readlink -f "$view")"
+  gpsd -N -n -S 2947 -F /tmp/gpsd.sock -P /tmp/gpsd.pid "$view" >/tmp/gpsd.log 2>&1 &
+  gpsd_pid=$!
+  wait_for 20 "gpsd reports fixes from the view" gps_fix
+  rm -f /tmp/subscriber.count
+  runuser -u "$USER_IN_DIALOUT" -- env PYTHONPATH="$SHARE/python" \
+    timeout 60 python3 "$SHARE/subscriber.py" "$SOCKET" gps /tmp/subscriber.count 45 >/tmp/subscriber.log 2>&1 &
+  sub_pid=$!
+  wait_for 10 "the subscriber receives device.data" sh -c "[ \"\$(cat /tmp/subscriber.count 2>/dev/null || echo 0)\" -gt 0 ]"
+  log_before="$(cat /tmp/gpsd.log)"
+  restart_fast || fail "systemctl restart failed"
+  wait_for 15 "gps is ready again" sh -c "accessoryctl list | grep -q 'gps .*ready'"
+  [ "$(readlink -f "$view")" = "$pts" ] || fail "the view's pty changed: $pts -> $(readlink -f "$view")"
+  ls -l "/proc/$gpsd_pid/fd" | grep -q " $pts\$" || fail "gpsd no longer holds $pts"
+  before="$(subscriber_count)"
+  wait_for 20 "gpsd reports fixes after the restart" gps_fix
+  wait_for 15 "the subscriber receives device.data after the restart" sh -c "[ \"\$(cat /tmp/subscriber.count)\" -gt $before ]"
+  [ "$(cat /tmp/gpsd.log)" = "$log_before" ] || fail "gpsd logged during the restart: $(tail -5 /tmp/gpsd.log)"
+  kill "$gpsd_pid" "$sub_pid" 2>/dev/null
+  wait "$gpsd_pid" "$sub_pid" 2>/dev/null
+  echo "  gpsd kept $pts and its fixes; the Python subscriber went on ($before events before the restart, $(subscriber_count) in all)"
+}
+
 check_stop() {
   systemctl stop accessoryd.service || fail "systemctl stop failed"
   wait_for 10 "no simulator of the daemon's left" no_daemon_sims
@@ -408,6 +441,7 @@ check journal_priorities "warnings under -p warning, info not, no debug lines at
 check restart "10 restarts close no device (the file descriptor store); without the store each closes it"
 check restart_gap "the gap a client sees during a restart, measured over 20 restarts"
 check restart_in_flight "a transact in flight when the daemon restarts ends with daemon_restarted, not silence"
+check restart_views "gpsd on a view keeps its pty and fixes, a Python subscriber its data, across a restart"
 check stop "systemctl stop leaves no simulator; the socket starts it again"
 check upgrade "a newer package restarts the daemon once and keeps the edited configuration"
 check remove "apt remove stops and disables; apt purge removes the configuration"

@@ -7,21 +7,25 @@ import SystemCalls
 /// iteration (never from inside the call). Loop thread only.
 extension SerialPort {
     /// Asserts (`true`) or de-asserts `lines` (DTR and/or RTS). Loop thread only.
+    /// A device without modem lines (a pty) reports them to ``modemLineStandIn`` when it has one.
     @discardableResult
     public func setModemLines(_ lines: ModemLines, asserted: Bool) throws(TransportError) -> ControlOutcome {
         let fd = try openDescriptor()
-        return try control("\(asserted ? "assert" : "de-assert") \(lines)") { () throws(SyscallError) in
+        let outcome = try control("\(asserted ? "assert" : "de-assert") \(lines)") { () throws(SyscallError) in
             try Termios.setModemLines(fd, Termios.ModemLines(rawValue: lines.rawValue), on: asserted)
         }
+        guard outcome == .unsupported, let standIn = modemLineStandIn else { return outcome }
+        try standIn.set(lines, asserted: asserted)
+        return .done
     }
 
-    /// Reads the modem lines. Loop thread only.
+    /// Reads the modem lines (the stand-in's outputs on a device without any). Loop thread only.
     public func modemLines() throws(TransportError) -> ModemLineStatus {
         let fd = try openDescriptor()
         do {
             return .lines(ModemLines(rawValue: try Termios.modemLines(fd).rawValue))
         } catch  where error.errno == .inappropriateIOCTLForDevice {
-            return .unsupported
+            return modemLineStandIn.map { .lines($0.lines) } ?? .unsupported
         } catch {
             throw .system(context: "cannot read the modem lines of \(path)", error)
         }

@@ -23,6 +23,8 @@ public final class SerialPort: @unchecked Sendable {  // @unchecked: all mutable
     /// Where the timed controls (pulse, break, drain) set their timers: the channel's loop, or a
     /// virtual-time loop in tests.
     public let scheduler: any LoopScheduler
+    /// Takes the modem-line calls the device itself cannot (a pty's): ``ModemLineStandIn``.
+    public var modemLineStandIn: (any ModemLineStandIn)?
 
     private init(
         path: String,
