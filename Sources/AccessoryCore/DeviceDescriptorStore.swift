@@ -11,8 +11,10 @@ public protocol DeviceDescriptorStore: AnyObject {
     /// The descriptor handed back at start under `name`, if any; each is given out once, and the
     /// caller owns it (it stays in the store until ``forget(name:)``).
     func takeKept(name: String) -> CInt?
-    /// Keeps a copy of `fd` under `name` (the store holds its own).
-    func keep(_ fd: CInt, name: String)
+    /// Keeps a copy of `fd` under `name` (the store holds its own). With `watchHangUp`, the
+    /// store may drop it when it hangs up (a tty whose device went away); a pty view's master,
+    /// hung up whenever nobody has its slave open, is kept regardless.
+    func keep(_ fd: CInt, name: String, watchHangUp: Bool)
     /// Drops what is kept under `name` (the store closes its copies): the device was closed for
     /// good, or the descriptor handed back was not adopted.
     func forget(name: String)

@@ -86,7 +86,7 @@ struct SystemDeviceOpener: DeviceOpener {
         )
         // Nothing is kept under this name now: what was handed back was taken above (and dropped
         // if refused), and a device closed for good was dropped when it closed.
-        if let store, let fd = port.channel.fileDescriptor { store.keep(fd, name: name) }
+        if let store, let fd = port.channel.fileDescriptor { store.keep(fd, name: name, watchHangUp: true) }
         return SerialOpening(channel: port.channel, port: port, keptRefused: refused)
     }
 

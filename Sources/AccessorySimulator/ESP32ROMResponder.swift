@@ -54,11 +54,11 @@ struct ESP32ROMResponder: Responder {
         slip = SLIPCodec.Decoder(maxLength: maxLength)
     }
 
-    var wakeTime: LoopInstant? { circuit.startTime }
+    var nextDue: LoopInstant? { circuit.startTime }
 
     mutating func linesChanged(_ lines: ModemLineReport, at now: LoopInstant) -> [Output] {
         // A start that fell due before this change happened first (its timer may not have run).
-        let started = wake(at: now)
+        let started = due(at: now)
         circuit.set(lines, at: now)
         if circuit.inReset && mode != .inReset {
             mode = .inReset
@@ -68,7 +68,7 @@ struct ESP32ROMResponder: Responder {
         return started
     }
 
-    mutating func wake(at now: LoopInstant) -> [Output] {
+    mutating func due(at now: LoopInstant) -> [Output] {
         guard circuit.starts(at: now) else { return [] }
         if circuit.bootPinLow {
             mode = .romLoader

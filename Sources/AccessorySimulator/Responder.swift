@@ -58,12 +58,6 @@ protocol Responder {
     /// the simulator's line socket (a pty carries no modem lines: ``LineReport``).
     mutating func linesChanged(_ lines: ModemLineReport, at now: LoopInstant) -> [Output]
 
-    /// When the personality wants ``wake(at:)`` called next (a timed change of its own), if ever.
-    /// Read after each call into the personality.
-    var wakeTime: LoopInstant? { get }
-
-    /// Called at (or just after) ``wakeTime``.
-    mutating func wake(at now: LoopInstant) -> [Output]
 }
 
 extension Responder {
@@ -74,8 +68,6 @@ extension Responder {
     mutating func receive(_ bytes: ArraySlice<UInt8>, at now: LoopInstant) -> [Output] { receive(bytes) }
     mutating func due(at now: LoopInstant) -> [Output] { [] }
     mutating func linesChanged(_ lines: ModemLineReport, at now: LoopInstant) -> [Output] { [] }
-    var wakeTime: LoopInstant? { nil }
-    mutating func wake(at now: LoopInstant) -> [Output] { [] }
 }
 
 /// Makes the responder of a configuration (a fresh one for each appearance of the accessory).

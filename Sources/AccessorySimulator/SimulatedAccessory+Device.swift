@@ -78,8 +78,6 @@ extension SimulatedAccessory {
         dueTimer?.cancel()
         dueTimer = nil
         dueTimerAt = nil
-        wakeTimer?.cancel()
-        wakeTimer = nil
         replyTimer?.cancel()
         replyTimer = nil
         replyQueue.removeAll()

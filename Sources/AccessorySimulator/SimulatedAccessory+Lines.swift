@@ -7,8 +7,8 @@ import Transports
 /// with `ENOTTY`), so a host that wants its simulated accessory to see them sends each change as
 /// a ``ModemLineReport`` datagram to the socket at ``SimulatorConfiguration/linesSocketPath``
 /// (the daemon does, for `simulate:` accessories: `SocketLineStandIn`). The personality gets
-/// them through ``Responder/linesChanged(_:at:)``, and may ask to be woken later
-/// (``Responder/wakeTime``), e.g. for a reset that takes time.
+/// them through ``Responder/linesChanged(_:at:)``, and may have output due later
+/// (``Responder/nextDue``), e.g. after a reset that takes time.
 ///
 /// The socket is made mode 0600, and a report from another user is dropped (its credentials
 /// come with it, `SO_PASSCRED`), as is anything that is not a report.
@@ -42,28 +42,12 @@ extension SimulatedAccessory {
             guard datagram.senderUID == me, let report = ModemLineReport(decoding: datagram.bytes) else { continue }
             guard source != nil else { continue }
             deliver(responder.linesChanged(report, at: loop.now))
-            armWake()
-        }
-    }
-
-    /// Schedules ``Responder/wake(at:)`` for the personality's wake time, replacing any earlier
-    /// timer. Loop thread only.
-    func armWake() {
-        wakeTimer?.cancel()
-        wakeTimer = nil
-        guard let at = responder.wakeTime else { return }
-        wakeTimer = loop.scheduleTimer(at: at, repeating: nil, modes: [.common]) { [self] in
-            wakeTimer = nil
-            guard source != nil else { return }
-            deliver(responder.wake(at: loop.now))
-            armWake()
+            armDueTimer()
         }
     }
 
     /// Closes the line socket and removes its name. Loop thread only.
     func stopServingLines() {
-        wakeTimer?.cancel()
-        wakeTimer = nil
         guard let source = linesSource.take() else { return }
         source.cancel()
         if let path = configuration.linesSocketPath { try? FileIO.unlink(path) }

@@ -52,9 +52,8 @@ package final class SimulatedAccessory: @unchecked Sendable {
     var reappearTimer: LoopTimer?
     var outbound = OutboundBuffer()
     var isStopped = false
-    /// The line socket's source (`SimulatedAccessory+Lines.swift`), and the personality's timer.
+    /// The line socket's source (`SimulatedAccessory+Lines.swift`).
     var linesSource: FDSource?
-    var wakeTimer: LoopTimer?
     /// The line socket bound by `start`, waiting for the loop (as `pendingDevice`).
     var pendingLines: OwnedFD?
 

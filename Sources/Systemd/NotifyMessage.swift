@@ -45,8 +45,14 @@ package struct NotifyMessage: Sendable, Equatable, CustomStringConvertible {
     /// `name` (`FileDescriptorStoreMax=` must allow it): systemd hands it back at the next start
     /// in `LISTEN_FDS`/`LISTEN_FDNAMES`. A name already stored gets a second entry: remove the old
     /// one first. See ``isValidDescriptorName(_:)``.
-    package static func storeDescriptor(name: String) -> NotifyMessage {
-        NotifyMessage([Field("FDSTORE", "1"), Field("FDNAME", name)])
+    ///
+    /// systemd drops a stored descriptor that reports a hang-up or an error, unless
+    /// `watchHangUp` is false (`FDPOLL=0`): a pty master reports a hang-up whenever no program
+    /// has its slave open, which for a view is no reason to let it go.
+    package static func storeDescriptor(name: String, watchHangUp: Bool = true) -> NotifyMessage {
+        NotifyMessage(
+            [Field("FDSTORE", "1"), Field("FDNAME", name)] + (watchHangUp ? [] : [Field("FDPOLL", "0")])
+        )
     }
 
     /// Drop the descriptors stored under `name` (systemd closes its copies).

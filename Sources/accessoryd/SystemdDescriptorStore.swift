@@ -30,8 +30,8 @@ final class SystemdDescriptorStore: DeviceDescriptorStore, @unchecked Sendable {
         kept.removeValue(forKey: name)
     }
 
-    func keep(_ fd: CInt, name: String) {
-        send(.storeDescriptor(name: name), passing: fd)
+    func keep(_ fd: CInt, name: String, watchHangUp: Bool) {
+        send(.storeDescriptor(name: name, watchHangUp: watchHangUp), passing: fd)
     }
 
     func forget(name: String) {

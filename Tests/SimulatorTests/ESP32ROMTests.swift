@@ -42,7 +42,7 @@ import Transports
         out += chip.linesChanged(ModemLineReport(dtr: true, rts: true), at: now)
         now = now + .milliseconds(1)
         out += chip.linesChanged(ModemLineReport(dtr: true, rts: false), at: now)
-        if let wake = chip.wakeTime, wake <= now + gap { out += chip.wake(at: wake) }
+        if let wake = chip.nextDue, wake <= now + gap { out += chip.due(at: wake) }
         now = now + gap
         out += chip.linesChanged(ModemLineReport(dtr: false, rts: false), at: now)
         return (out, now)
@@ -67,9 +67,9 @@ import Transports
         #expect(chip.mode == .inReset)
         _ = chip.linesChanged(ModemLineReport(dtr: false, rts: false), at: Self.t0 + .milliseconds(100))
         let rise = Self.t0 + .milliseconds(100) + ESP32ResetCircuit.enRiseTime
-        #expect(chip.wakeTime == rise, "EN rises a while after its release")
-        #expect(chip.wake(at: Self.t0 + (.milliseconds(99) + ESP32ResetCircuit.enRiseTime)).isEmpty, "not yet")
-        #expect(Self.text(chip.wake(at: rise)).contains("SPI_FAST_FLASH_BOOT"))
+        #expect(chip.nextDue == rise, "EN rises a while after its release")
+        #expect(chip.due(at: Self.t0 + (.milliseconds(99) + ESP32ResetCircuit.enRiseTime)).isEmpty, "not yet")
+        #expect(Self.text(chip.due(at: rise)).contains("SPI_FAST_FLASH_BOOT"))
         #expect(chip.mode == .application)
         #expect(chip.receive(Self.sync[...]).isEmpty)
     }
@@ -84,7 +84,7 @@ import Transports
         let released = Self.t0 + .milliseconds(100)
         _ = chip.linesChanged(ModemLineReport(dtr: true, rts: true), at: released)
         _ = chip.linesChanged(ModemLineReport(dtr: true, rts: false), at: released + .milliseconds(50))
-        _ = chip.wake(at: released + ESP32ResetCircuit.enRiseTime)
+        _ = chip.due(at: released + ESP32ResetCircuit.enRiseTime)
         #expect(chip.mode == .romLoader)
         var late = ESP32ROMResponder(boot: .flash, maxLength: 4096)
         _ = late.linesChanged(ModemLineReport(dtr: false, rts: true), at: Self.t0)

@@ -107,7 +107,7 @@ final class ViewSet {
             if kept != nil { store?.forget(name: name) }
             throw error
         }
-        if kept == nil, let store { store.keep(view.masterFD, name: name) }
+        if kept == nil, let store { store.keep(view.masterFD, name: name, watchHangUp: false) }
         nextClientID += 1
         registry.clients[view.clientID] = view
         if let a = registry.accessory(named: accessory) {
