@@ -146,4 +146,30 @@ struct DescriptorStoreTests {
         // gpsd said nothing about its device meanwhile (no hang-up, no reopen).
         #expect(gpsd.gpsd.stdout == logBefore, "gpsd's log grew: \(gpsd.gpsd.stdout.dropFirst(logBefore.count))")
     }
+
+    @Test("a view whose settings changed gets a new pty; the old one is closed and dropped from the store")
+    func changedViewGetsANewPty() throws {
+        let s = try Scenario()
+        defer { s.finish() }
+        let notify = try NotifySocketHarness(abstract: true)
+        defer { notify.close() }
+        try s.simulator("echo")
+        try s.startDaemon(
+            accessories: [s.lineAccessory("echo", "views: [{pty: echo, mode: monitor}]")],
+            environment: ["NOTIFY_SOCKET": notify.notifySocket]
+        )
+        let view = s.runtimeDirectory + "/tty/echo"
+        let before = try FileIO.readLink(view)
+        #expect(try notify.waitFor("FDNAME", "device.echo", seconds: 10) != nil)
+        let changed = s.lineAccessory("echo", "views: [{pty: echo, mode: shared}]")
+        let daemon = try Self.restart(s, notify, accessories: [changed])
+        defer { _ = daemon.child.terminate(seconds: 10) }
+        try s.waitUntilReady(["echo"])
+        #expect(try FileIO.readLink(view) != before, "the changed view kept its old pty: \(daemon.log)")
+        #expect(daemon.log.contains("closed the descriptor kept for view.echo."), "\(daemon.log)")
+        #expect(
+            daemon.log.contains("echo: kept open across the restart"),
+            "the device is kept all the same: \(daemon.log)"
+        )
+    }
 }
