@@ -108,9 +108,11 @@ final class ServiceManager: Sendable {
     }
 
     /// systemd's file descriptor store for the accessories, holding `kept` (handed back at this
-    /// start); nil when not started by systemd (nothing to keep devices in: they close at exit).
+    /// start); nil when not started by systemd as a service (nothing to keep devices in: they
+    /// close at exit). A service has `INVOCATION_ID`; a program that only listens on a
+    /// `NOTIFY_SOCKET` for READY=1 (a benchmark, a test) is not flooded with descriptors.
     func descriptorStore(kept: [String: CInt]) -> SystemdDescriptorStore? {
-        guard let notifier else {
+        guard let notifier, environment["INVOCATION_ID"] != nil else {
             for fd in kept.values { OwnedFD(adopting: fd).close() }
             return nil
         }

@@ -28,7 +28,7 @@ struct DescriptorStoreTests {
         }
         try s.startDaemon(
             accessories: ["kept", "dropped", "moved"].map { s.lineAccessory($0) },
-            environment: ["NOTIFY_SOCKET": notify.notifySocket]
+            environment: ["NOTIFY_SOCKET": notify.notifySocket, "INVOCATION_ID": "descriptor-store-test"]
         )
         for name in ["kept", "dropped", "moved"] {
             let stored = try notify.waitFor("FDNAME", "device.\(name)", seconds: 10)
@@ -56,7 +56,7 @@ struct DescriptorStoreTests {
             configPath: second,
             socketPath: s.socketPath,
             in: s.directory,
-            environment: ["NOTIFY_SOCKET": notify.notifySocket],
+            environment: ["NOTIFY_SOCKET": notify.notifySocket, "INVOCATION_ID": "descriptor-store-test"],
             launcher: [
                 "/bin/sh", "-c", "LISTEN_PID=$$ LISTEN_FDS=\(kept.count) LISTEN_FDNAMES=\(names) exec \"$0\" \"$@\"",
             ],
@@ -94,7 +94,7 @@ struct DescriptorStoreTests {
             configPath: config,
             socketPath: s.socketPath,
             in: s.directory,
-            environment: ["NOTIFY_SOCKET": notify.notifySocket],
+            environment: ["NOTIFY_SOCKET": notify.notifySocket, "INVOCATION_ID": "descriptor-store-test"],
             launcher: [
                 "/bin/sh", "-c", "LISTEN_PID=$$ LISTEN_FDS=\(kept.count) LISTEN_FDNAMES=\(names) exec \"$0\" \"$@\"",
             ],
@@ -116,7 +116,7 @@ struct DescriptorStoreTests {
             framing: #"{type: line, delimiter: "\r\n", terminator: "\r\n"}"#,
             #"unsolicited: ['^\$GP'], views: [{pty: gps, mode: monitor}]"#
         )
-        try s.startDaemon(accessories: [accessory], environment: ["NOTIFY_SOCKET": notify.notifySocket])
+        try s.startDaemon(accessories: [accessory], environment: ["NOTIFY_SOCKET": notify.notifySocket, "INVOCATION_ID": "descriptor-store-test"])
         let view = s.runtimeDirectory + "/tty/gps"
         let terminal = try FileIO.readLink(view)
         let gpsd = try GPSDRun(device: view, in: s.directory)
@@ -156,7 +156,7 @@ struct DescriptorStoreTests {
         try s.simulator("echo")
         try s.startDaemon(
             accessories: [s.lineAccessory("echo", "views: [{pty: echo, mode: monitor}]")],
-            environment: ["NOTIFY_SOCKET": notify.notifySocket]
+            environment: ["NOTIFY_SOCKET": notify.notifySocket, "INVOCATION_ID": "descriptor-store-test"]
         )
         let view = s.runtimeDirectory + "/tty/echo"
         let before = try FileIO.readLink(view)
