@@ -11,6 +11,12 @@ import Testing
 /// (`--count-closes`): the stand-in for a DTR drop.
 @Suite("restart through the file descriptor store", .serialized)
 struct DescriptorStoreTests {
+    /// What systemd gives a service: the notification socket, and an invocation id (without it
+    /// the daemon keeps nothing: it is not a service).
+    static func serviceEnvironment(_ notify: NotifySocketHarness) -> [String: String] {
+        ["NOTIFY_SOCKET": notify.notifySocket, "INVOCATION_ID": "descriptor-store-test"]
+    }
+
     static func closes(_ s: Scenario, _ name: String) -> Int? {
         Int(FileIO.readText(s.directory.file("\(name).closes")).split(separator: "\n").first ?? "")
     }
@@ -28,7 +34,7 @@ struct DescriptorStoreTests {
         }
         try s.startDaemon(
             accessories: ["kept", "dropped", "moved"].map { s.lineAccessory($0) },
-            environment: ["NOTIFY_SOCKET": notify.notifySocket, "INVOCATION_ID": "descriptor-store-test"]
+            environment: Self.serviceEnvironment(notify)
         )
         for name in ["kept", "dropped", "moved"] {
             let stored = try notify.waitFor("FDNAME", "device.\(name)", seconds: 10)
@@ -56,7 +62,7 @@ struct DescriptorStoreTests {
             configPath: second,
             socketPath: s.socketPath,
             in: s.directory,
-            environment: ["NOTIFY_SOCKET": notify.notifySocket, "INVOCATION_ID": "descriptor-store-test"],
+            environment: Self.serviceEnvironment(notify),
             launcher: [
                 "/bin/sh", "-c", "LISTEN_PID=$$ LISTEN_FDS=\(kept.count) LISTEN_FDNAMES=\(names) exec \"$0\" \"$@\"",
             ],
@@ -94,7 +100,7 @@ struct DescriptorStoreTests {
             configPath: config,
             socketPath: s.socketPath,
             in: s.directory,
-            environment: ["NOTIFY_SOCKET": notify.notifySocket, "INVOCATION_ID": "descriptor-store-test"],
+            environment: Self.serviceEnvironment(notify),
             launcher: [
                 "/bin/sh", "-c", "LISTEN_PID=$$ LISTEN_FDS=\(kept.count) LISTEN_FDNAMES=\(names) exec \"$0\" \"$@\"",
             ],
@@ -116,7 +122,7 @@ struct DescriptorStoreTests {
             framing: #"{type: line, delimiter: "\r\n", terminator: "\r\n"}"#,
             #"unsolicited: ['^\$GP'], views: [{pty: gps, mode: monitor}]"#
         )
-        try s.startDaemon(accessories: [accessory], environment: ["NOTIFY_SOCKET": notify.notifySocket, "INVOCATION_ID": "descriptor-store-test"])
+        try s.startDaemon(accessories: [accessory], environment: Self.serviceEnvironment(notify))
         let view = s.runtimeDirectory + "/tty/gps"
         let terminal = try FileIO.readLink(view)
         let gpsd = try GPSDRun(device: view, in: s.directory)
@@ -156,7 +162,7 @@ struct DescriptorStoreTests {
         try s.simulator("echo")
         try s.startDaemon(
             accessories: [s.lineAccessory("echo", "views: [{pty: echo, mode: monitor}]")],
-            environment: ["NOTIFY_SOCKET": notify.notifySocket, "INVOCATION_ID": "descriptor-store-test"]
+            environment: Self.serviceEnvironment(notify)
         )
         let view = s.runtimeDirectory + "/tty/echo"
         let before = try FileIO.readLink(view)
