@@ -285,27 +285,9 @@ ssize_t cas_send_nosignal(int fd, const void *buf, size_t len) {
 }
 
 ssize_t cas_recv_with_credentials(int fd, void *buf, size_t len, pid_t *pid, uid_t *uid) {
-    struct iovec iov = { .iov_base = buf, .iov_len = len };
-    union { struct cmsghdr align; char bytes[CMSG_SPACE(sizeof(struct ucred))]; } control;
-    struct msghdr msg = { 0 };
-    msg.msg_iov = &iov;
-    msg.msg_iovlen = 1;
-    msg.msg_control = control.bytes;
-    msg.msg_controllen = sizeof(control.bytes);
-    *pid = -1;
-    *uid = (uid_t)-1;
-    ssize_t n = recvmsg(fd, &msg, MSG_CMSG_CLOEXEC);
-    if (n < 0) return n;
-    for (struct cmsghdr *c = CMSG_FIRSTHDR(&msg); c != NULL; c = CMSG_NXTHDR(&msg, c)) {
-        if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_CREDENTIALS
-            && c->cmsg_len == CMSG_LEN(sizeof(struct ucred))) {
-            struct ucred cred;
-            memcpy(&cred, CMSG_DATA(c), sizeof(cred));
-            *pid = cred.pid;
-            *uid = cred.uid;
-        }
-    }
-    return n;
+    // The same receive, keeping no descriptor (any sent along are closed).
+    int none = 0;
+    return cas_recv_with_fds(fd, buf, len, NULL, 0, &none, pid, uid);
 }
 
 // MARK: - child processes
