@@ -24,8 +24,9 @@ final class RequestOperation: LoopOperation, @unchecked Sendable {  // @unchecke
         case read(maxFrames: Int)
         /// Holds the accessory and turns the connection raw (``RawSession``).
         case attach
-        /// Modem lines and break (`RequestOperation+Control.swift`).
-        case control(ControlParams)
+        /// Modem lines and break (`RequestOperation+Control.swift`). Indirect: its parameters,
+        /// inline, made every case a large value that each `switch` copied through a value witness.
+        indirect case control(ControlParams)
 
         var methodName: String {
             switch self {

@@ -10,8 +10,12 @@ extension ClientConnection {
     func startFirstRequestTimer() {
         loop.assertInLoop()
         guard let timeout = server.limits.idleConnectionTimeout else { return }
-        firstRequestTimer = server.scheduler.scheduleTimer(after: timeout) { [weak self] in
-            self?.firstRequestTimedOut(timeout)
+        // Found by id, not through a weak reference: a weak reference gives the connection a side
+        // table for good, and every retain and release of it (several a request) then takes the
+        // slow path. Unowned server: the timer fires only while the connection is open (closing
+        // cancels it), and an open connection holds its server.
+        firstRequestTimer = server.scheduler.scheduleTimer(after: timeout) { [unowned server, id] in
+            server.connections[id]?.firstRequestTimedOut(timeout)
         }
     }
 

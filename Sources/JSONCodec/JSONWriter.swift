@@ -20,7 +20,17 @@ public struct JSONWriter {
 
     /// An array of at most `capacity` bytes, written by `body`.
     package static func line(capacity: Int, _ body: (inout JSONWriter) -> Void) -> [UInt8] {
-        [UInt8](unsafeUninitializedCapacity: capacity) { buffer, initialized in
+        // Up to the stack limit of `withUnsafeTemporaryAllocation`: written on the stack, then
+        // copied into an array of the exact size. `Array(unsafeUninitializedCapacity:)` looks up
+        // the array's storage type at run time (about 370 instructions); the copy costs less.
+        if capacity > 0 && capacity <= 1_024 {
+            return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: capacity) { buffer in
+                var writer = JSONWriter(base: buffer.baseAddress!, capacity: capacity)
+                body(&writer)
+                return [UInt8](UnsafeBufferPointer(start: buffer.baseAddress, count: writer.count))
+            }
+        }
+        return [UInt8](unsafeUninitializedCapacity: capacity) { buffer, initialized in
             var writer = JSONWriter(base: buffer.baseAddress!, capacity: buffer.count)
             body(&writer)
             initialized = writer.count

@@ -52,7 +52,9 @@ public final class FrameReader: @unchecked Sendable {  // @unchecked: all mutabl
 
     /// Wraps a payload for sending with this reader's framing. Loop thread only.
     public func encode(_ payload: [UInt8]) throws(FramingError) -> [UInt8] {
-        try framer.encode(payload)
+        // In place, as `idleDeadline`: calling through the stored existential copied the framer.
+        func encode<F: Framer>(_ f: inout F) throws(FramingError) -> [UInt8] { try f.encode(payload) }
+        return try encode(&framer)
     }
 
     /// Drops any partial frame and the timer (after a resync or a reopen). Loop thread only.
