@@ -56,6 +56,13 @@ public struct AccessControl: Sendable, Equatable {
     }
 
     /// Whether a peer with these credentials may use the accessory.
+    /// ``allows(uid:gid:groups:)`` for a request's origin, asking it for its ids and groups only
+    /// when the accessory is not open to everyone (each is a call through the existential, and the
+    /// groups an array retained and released: on every request).
+    func allows(_ origin: any RequestOrigin) -> Bool {
+        isOpen || allows(uid: origin.uid, gid: origin.gid, groups: origin.groups)
+    }
+
     public func allows(uid: uid_t, gid: gid_t, groups: [gid_t]) -> Bool {
         if isOpen || Self.isPrivileged(uid: uid) { return true }
         if uids.contains(uid) || gids.contains(gid) { return true }

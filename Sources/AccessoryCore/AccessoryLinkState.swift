@@ -107,14 +107,25 @@ enum AccessoryLinkState {
 }
 
 /// An open device: the byte stream, its framer, and (for a tty) the port its ioctls go to.
+///
+/// A class, though immutable: every request takes it out of the link state, and a copy of the
+/// struct it was retained and released its four references (about 250 instructions a request).
+///
 /// Device loop only.
-struct OpenDevice {
+final class OpenDevice {
     let channel: any DeviceChannel
     let reader: FrameReader
     /// The tty, for modem lines, break and settings; nil for an RFCOMM link (which has none).
     let port: SerialPort?
     /// The path or RFCOMM address it was opened at, for state reasons.
     let description: String
+
+    init(channel: any DeviceChannel, reader: FrameReader, port: SerialPort?, description: String) {
+        self.channel = channel
+        self.reader = reader
+        self.port = port
+        self.description = description
+    }
 }
 
 /// What an unplug leaves for the next open: the device was reset, so the line settles before

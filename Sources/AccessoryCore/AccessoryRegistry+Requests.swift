@@ -68,8 +68,7 @@ extension AccessoryRegistry {
     /// one that does not exist (same code, same message): its name is not to be learnt by
     /// probing.
     private func resolve(_ name: String, for caller: Caller) -> Accessory? {
-        let origin = caller.origin
-        guard let a = lookUp(name), a.access.allows(uid: origin.uid, gid: origin.gid, groups: origin.groups) else {
+        guard let a = lookUp(name), a.access.allows(caller.origin) else {
             caller.fail(.unknownDevice(name))
             return nil
         }
