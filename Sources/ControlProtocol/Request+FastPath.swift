@@ -208,20 +208,17 @@ extension JSONParser {
 /// The request's keys of up to eight bytes as ``JSONParser/FastKey`` words (little-endian, the
 /// bytes after the key zero), and `long` for keys that are longer (they never come as a word:
 /// its bytes would all be 0xFF, which is not plain). Any thread.
+///
+/// Literals, not computed from the names: a `static let` computed at run time is a lazy global,
+/// and each of its dozen reads a request went through `swift_once`. The tests check each word
+/// (RequestFastPathTests: the common requests, with every key, must take the fast path).
 private enum KeyWord {
-    static let jsonrpc = of("jsonrpc")
-    static let id = of("id")
-    static let method = of("method")
-    static let params = of("params")
-    static let device = of("device")
-    static let data = of("data")
-    static let waitMs = of("wait_ms")
+    static let jsonrpc: UInt64 = 0x0063_7072_6E6F_736A  // "jsonrpc"
+    static let id: UInt64 = 0x0000_0000_0000_6469  // "id"
+    static let method: UInt64 = 0x0000_646F_6874_656D  // "method"
+    static let params: UInt64 = 0x0000_736D_6172_6170  // "params"
+    static let device: UInt64 = 0x0000_6563_6976_6564  // "device"
+    static let data: UInt64 = 0x0000_0000_6174_6164  // "data"
+    static let waitMs: UInt64 = 0x0073_6D5F_7469_6177  // "wait_ms"
     static let long = UInt64.max
-
-    private static func of(_ key: StaticString) -> UInt64 {
-        precondition(key.utf8CodeUnitCount <= 8)
-        var word: UInt64 = 0
-        for i in 0..<key.utf8CodeUnitCount { word |= UInt64(key.utf8Start[i]) << (8 * UInt64(i)) }
-        return word
-    }
 }
