@@ -89,8 +89,6 @@ extension AccessoryRegistry {
             inflight[key] = inProgress
             return caller.fail(RPCError(.invalidRequest, "request id \(id) is already in use by a request in progress"))
         }
-        // Kept at zero between requests (dropped when the client leaves): an update in place, not
-        // an insertion and a removal per request.
         inflightPerClient[origin.clientID] = held + 1
         if let session {
             a.submitInSession(op, token: session)

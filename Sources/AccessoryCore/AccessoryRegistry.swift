@@ -49,8 +49,8 @@ public final class AccessoryRegistry: @unchecked Sendable {  // @unchecked: muta
     /// Requests that have not answered yet, by client and request id. One flat table: a table per
     /// client cost two lookups per access (three accesses per request).
     var inflight: [InflightKey: RequestOperation] = [:]
-    /// How many of `inflight` each client has (`limits.max_requests_per_client`): an entry from a
-    /// client's first request until it leaves (zero while it has none in progress).
+    /// How many of `inflight` each client has (`limits.max_requests_per_client`); a client with
+    /// none has no entry.
     var inflightPerClient: [UInt64: Int] = [:]
     /// The connected clients, by id (``clientJoined(_:)``, ``clientLeft(_:)``): what
     /// `clients.list` shows and `client.disconnect` finds.
@@ -164,11 +164,9 @@ public final class AccessoryRegistry: @unchecked Sendable {  // @unchecked: muta
             inflight[key] = entry
             return
         }
-        // Counted down; the entry, at zero, is dropped when the client leaves
-        // (``releaseEverything(of:)``), not here: removing it and adding it again with the next
-        // request cost a deletion and an insertion a request. (Not `[key]? -= 1`: the dictionary's
-        // `modify` accessor allocates its coroutine frame on the heap.)
-        if let held = inflightPerClient[key.client], held > 0 { inflightPerClient[key.client] = held - 1 }
+        if let held = inflightPerClient[key.client] {
+            inflightPerClient[key.client] = held > 1 ? held - 1 : nil
+        }
     }
 
     /// Waits, at most `limit` in all, for the trace files that accessories stopped (at shutdown
