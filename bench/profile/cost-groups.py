@@ -58,9 +58,26 @@ def subject(full_name):
     return name.split("(", 1)[0]
 
 
-def self_costs(path):
-    """{function name as callgrind_annotate prints it: own instructions}."""
-    text = subprocess.run(["callgrind_annotate", "--threshold=100", "--inclusive=no", path],
+# The phases of a transact, each one function whose inclusive cost (itself and all it calls,
+# the runtime included) is shown under the table: (label, pattern on the simplified name).
+PHASES = [
+    ("client bytes in: read, split, decode, queue (ClientConnection.readInput)", r"^ClientConnection\.readInput\("),
+    ("· JSON decode (IncomingMessage.decode)", r"^static IncomingMessage\.decode<"),
+    ("· resolve and queue (AccessoryRegistry.handle)", r"^(specialized )?AccessoryRegistry\.handle\(_:from:\)"),
+    ("launch on a later turn: conditions, execute, frame, write to the device (DeviceQueue.pump)",
+     r"^DeviceQueue\.pump\(\)"),
+    ("device bytes in: read, frame, finish, reply (StreamChannel.readAvailable)",
+     r"^StreamChannel\.readAvailable\("),
+    ("· operation finish and reply (LoopOperation.finish)", r"^LoopOperation\.finish\(error:\)"),
+    ("· · reply encoding (ResponseEncoder.successLine)", r"^static ResponseEncoder\.successLine<"),
+    ("· · reply written (ClientConnection.deliver)", r"^ClientConnection\.deliver\("),
+    ("· the operation freed (RequestOperation deinit)", r"^RequestOperation\.__deallocating_deinit"),
+]
+
+
+def self_costs(path, inclusive=False):
+    """{function name as callgrind_annotate prints it: own (or inclusive) instructions}."""
+    text = subprocess.run(["callgrind_annotate", "--threshold=100", f"--inclusive={'yes' if inclusive else 'no'}", path],
                           capture_output=True, text=True, check=True).stdout
     costs = {}
     for line in text.splitlines():
@@ -110,6 +127,7 @@ def main():
 
     now = by_group(after)
     total = sum(after.values())
+    phases(args, before is not None)
     if before is None:
         print("| group | instructions per transact | share |\n|---|---:|---:|")
         for group in table:
@@ -131,10 +149,27 @@ def main():
         print(f"{change[name]:+8,.0f}  {group_of[name][:28]:28}  {readable[name][:150]}")
 
 
-def per_transact(long_path, short_path):
-    """{function: own instructions per transact}: the long run minus the short, per request."""
+def phases(args, compare):
+    """Prints the inclusive cost of each phase (a function may appear once generic and once
+    specialized: the larger is taken, as one calls the other)."""
+    def table(long_path, short_path):
+        costs = per_transact(long_path, short_path, inclusive=True)
+        names = list(costs)
+        simple = dict(zip(names, demangle(names, simplified=True)))
+        return [max([costs[n] for n in names if re.search(pattern, simple[n])], default=0.0) for _, pattern in PHASES]
+    now = table(args.long, args.short)
+    then = table(*args.before) if compare else None
+    print("Inclusive instructions per transact by phase (callgrind_annotate --inclusive=yes; phases nest):\n")
+    print("| phase | " + ("before | after |" if compare else "instructions |") + "\n|---|" + ("---:|---:|" if compare else "---:|"))
+    for i, (label, _) in enumerate(PHASES):
+        print(f"| {label} | " + (f"{then[i]:,.0f} | " if compare else "") + f"{now[i]:,.0f} |")
+    print()
+
+
+def per_transact(long_path, short_path, inclusive=False):
+    """{function: own (or inclusive) instructions per transact}: the long run minus the short."""
     requests = requests_of(long_path) - requests_of(short_path)
-    long, short = self_costs(long_path), self_costs(short_path)
+    long, short = self_costs(long_path, inclusive), self_costs(short_path, inclusive)
     return {name: (long.get(name, 0) - short.get(name, 0)) / requests for name in set(long) | set(short)}
 
 
