@@ -62,7 +62,7 @@ def subject(full_name):
 # the runtime included) is shown under the table: (label, pattern on the simplified name).
 PHASES = [
     ("client bytes in: read, split, decode, queue (ClientConnection.readInput)", r"^ClientConnection\.readInput\("),
-    ("· JSON decode (IncomingMessage.decode)", r"^static IncomingMessage\.decode<"),
+    ("· JSON decode (IncomingMessage.decode)", r"^static IncomingMessage\.decode(<A>)?\(_:maxDepth:\)"),
     ("· resolve and queue (AccessoryRegistry.handle)", r"^(specialized )?AccessoryRegistry\.handle\(_:from:\)"),
     ("launch on a later turn: conditions, execute, frame, write to the device (DeviceQueue.pump)",
      r"^DeviceQueue\.pump\(\)"),
