@@ -20,6 +20,30 @@ struct IncomingMessageTests {
         #expect(general == .single(.request(Request(id: .string("a"), method: .devicesList))))
     }
 
+    @Test("a line in memory (the control server's way) decodes as the general decoder reads the same bytes")
+    func lineInMemory() {
+        let lines = [
+            #"{"jsonrpc":"2.0","id":1,"method":"transact","params":{"device":"echo","data":"k0s1............"}}"#,
+            #"{"jsonrpc": "2.0", "id": 7, "method": "write", "params": {"device": "m", "data": "x", "wait_ms": 0}}"#,
+            #"{"jsonrpc":"2.0","id":2,"method":"read","params":{"device":"echo","max_frames":3}}"#,
+            #"{"jsonrpc":"2.0","id":3,"method":"transact","params":{"device":"echo"}}"#,
+            #"{"jsonrpc":"2.0","method":"transact","params":{"device":"e","data":"x"}}"#,
+            #"[{"jsonrpc":"2.0","id":4,"method":"transact","params":{"device":"e","data":"x"}},1]"#,
+            #"{"jsonrpc":"2.0","id":5,"method":"rpc.discover"}"#,
+            #"{"jsonrpc":"2.0","id":6,"method":"transact","params":{"device":"e","data":"x"}"#,
+            "",
+        ]
+        for line in lines {
+            let bytes = Array(line.utf8)
+            let inMemory = bytes.withUnsafeBufferPointer { IncomingMessage.decode($0) }
+            // A collection without contiguous storage never takes the fast path: the JSON tree only.
+            let general = IncomingMessage.decode(bytes.lazy.map { $0 })
+            #expect(inMemory == general, "\(line)")
+            let shallow = bytes.withUnsafeBufferPointer { IncomingMessage.decode($0, maxDepth: 1) }
+            #expect(shallow == IncomingMessage.decode(bytes.lazy.map { $0 }, maxDepth: 1), "\(line), depth 1")
+        }
+    }
+
     @Test("without an id: a notification; an unknown method or wrong params is ignored, a broken object refused")
     func notifications() {
         #expect(decode(#"{"jsonrpc":"2.0","method":"devices.list"}"#) == .single(.notification(.devicesList)))
