@@ -104,10 +104,12 @@ struct Report {
         ]
         for result in streaming {
             let share = result.megabytesPerSecond / direct.megabytesPerSecond * 100
-            lines.append(row([result.label, format(result.megabytesPerSecond), result.spread, format(share, 0) + " %"]))
+            let median = format(result.megabytesPerSecond)
+            lines.append(row([result.label, median, result.spread, format(share, 0) + " %"]))
         }
         if let socat = streaming.first(where: { $0.kind == .socat }) {
-            for result in streaming where result.kind.isAccessoryd && result.raw && result.rates.count == socat.rates.count {
+            for result in streaming
+            where result.kind.isAccessoryd && result.raw && result.rates.count == socat.rates.count {
                 let ratios = zip(result.rates, socat.rates).map { format($0 / $1, 2) + "×" }
                 lines.append("")
                 lines.append("\(result.label) ÷ socat, round by round: \(ratios.joined(separator: ", ")).")

@@ -59,9 +59,10 @@ func run(_ options: Options) throws {
             }
         }
     }
-    report.streaming.sort { a, b in
-        paths.firstIndex { $0.0.kind == a.kind && $0.1 == a.raw }! < paths.firstIndex { $0.0.kind == b.kind && $0.1 == b.raw }!
+    func position(_ result: StreamingResult) -> Int {
+        paths.firstIndex { $0.0.kind == result.kind && $0.1 == result.raw } ?? paths.count
     }
+    report.streaming.sort { position($0) < position($1) }
     for k in options.clients {
         progress("\(k) concurrent clients")
         // A TCP listener serves one raw session at a time: no concurrent clients.
