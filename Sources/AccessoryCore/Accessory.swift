@@ -96,6 +96,9 @@ public final class Accessory: @unchecked Sendable {  // @unchecked: all mutable 
     var tap: TrafficTap?
     /// The tap, kept while idle so that its buffers are reused. Device loop.
     var trafficTap: TrafficTap?
+    /// While a traced read is framed a byte at a time (``receiveTraced(_:reader:tap:)``): what
+    /// became of the frames the byte just fed completed; nil otherwise. Device loop.
+    var frameOutcome: FrameOutcome?
     /// Log lines. Device loop.
     var log: (LogLevel, String) -> Void = { _, _ in }
     /// Refused attach-session tokens, logged at most once a second (a client can send them at will).
@@ -209,6 +212,7 @@ public final class Accessory: @unchecked Sendable {  // @unchecked: all mutable 
     /// Called by the frame reader for each complete inbound frame.
     func didReceive(frame: [UInt8]) {
         counters.framesIn += 1
+        frameOutcome?.completedFrames += 1
         // Never a reply, so safe to deliver even while a resync discards everything else.
         if !unsolicitedPatterns.isEmpty, matchesAny(unsolicitedPatterns, frame) {
             deliverUnsolicited(frame)
@@ -220,7 +224,10 @@ public final class Accessory: @unchecked Sendable {  // @unchecked: all mutable 
         }
         if let c = claimant {
             onClaimingFrame?(self)
-            if c.offer(frame: frame) { return }
+            if c.offer(frame: frame) {
+                if frameOutcome != nil, frameOutcome?.taker == nil { frameOutcome?.taker = c }
+                return
+            }
         }
         deliverUnsolicited(frame)
     }
