@@ -45,6 +45,11 @@ final class TrafficTap {
         emit(direction, bytes, client: client, request: request, at: now)
     }
 
+    /// A `control` request (`client`'s `request`) set a line or sent a break.
+    func record(control: LineControl, client: UInt64?, request: RequestID?) {
+        record(.control, control.packed, client: client, request: request)
+    }
+
     /// Keeps what ``record(_:_:client:request:)`` is given until ``release()``, so that records
     /// made while a read is being delivered follow that read's, which ``emit(_:_:client:request:at:)``
     /// writes meanwhile.
