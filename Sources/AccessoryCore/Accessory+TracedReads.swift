@@ -2,31 +2,30 @@ import ControlProtocol
 import SystemCalls
 import Transports
 
-/// What became of the frames that one byte of a traced read completed: how many there were,
-/// and the request that took one of them as (part of) its answer, if one did.
+/// Which request took each frame of one traced read, in order (nil: none did, it was
+/// unsolicited or discarded).
 ///
 /// Threading: a value. Device loop only.
 struct FrameOutcome {
-    var completedFrames = 0
-    var taker: RequestOperation?
+    var takers: [RequestOperation?] = []
 }
 
 extension Accessory {
-    /// Frames a read while its traffic is traced, and traces it cut where its frames end, each
-    /// piece named with the request that took its frame, or none: the queue's own word, frame by
-    /// frame, on which bytes answer which request (docs/replay.md). A `RING` read while a
-    /// `transact` waits is unsolicited when the accessory's `unsolicited` patterns said so, even
-    /// when the same read also carries the answer; bytes after the frame that completed a
-    /// request go to the next one, or to nobody.
+    /// Frames a read while its traffic is traced, and traces it with the request that took its
+    /// frames: the queue's own word, frame by frame, on which bytes answer which request
+    /// (docs/replay.md). When the frames went to different requests, or some to none (a `RING`
+    /// the accessory's `unsolicited` patterns matched, read with the answer), the read is cut
+    /// where each frame ends and each piece names its frame's request. Bytes after the last
+    /// complete frame of a cut read (the start of one the next read finishes) are named with the
+    /// request waiting when the read ends; a read that completes no frame, with the one waiting
+    /// when it came.
     ///
-    /// The read is fed to the framer a byte at a time so that each frame's last byte is known
-    /// whatever the framing (the framers report payloads, not where they ended). That costs one
-    /// framer call a byte, and only while someone traces the accessory and a request waits for
-    /// an answer; otherwise the read is traced whole and framed at once. Bytes after the last
-    /// complete frame (the start of one the next read finishes) are named with the request
-    /// waiting when the read ends. Records made while the read is delivered (the next request's
-    /// frame, sent as the previous one completes) are traced after it, as they happened after
-    /// it was read. Device loop.
+    /// Where frames end is found only for a read that must be cut, by framing it again a byte at
+    /// a time on a copy of the framer as it was before the read (the framers report payloads,
+    /// not where they ended); a read whose frames all went to one request costs one more array
+    /// append a frame. Records made while the read is delivered (the next request's frame, sent
+    /// as the previous one completes) are traced after it, as they happened after it was read.
+    /// Device loop.
     func receiveTraced(_ bytes: [UInt8], reader: FrameReader, tap: TrafficTap) {
         guard let waiting = claimant, waiting.awaitsAnswer else {
             tap.record(.rx, bytes, client: nil, request: nil)
@@ -34,13 +33,32 @@ extension Accessory {
             return
         }
         let now = WallClock.microsecondsSinceEpoch()
+        let framerBefore = reader.framer
         tap.hold()
+        defer { tap.release() }
+        frameOutcome = FrameOutcome()
+        reader.receive(bytes)
+        let takers = frameOutcome.take()?.takers ?? []
+        guard let first = takers.first else {
+            return tap.emit(.rx, bytes, client: waiting.origin.clientID, request: waiting.requestID, at: now)
+        }
+        if takers.allSatisfy({ $0 === first }) {
+            return tap.emit(.rx, bytes, client: first?.origin.clientID, request: first?.requestID, at: now)
+        }
+        var probe = framerBefore
+        var events: [FramerEvent] = []
         var start = bytes.startIndex
-        for index in bytes.indices {
-            frameOutcome = FrameOutcome()
-            reader.receive([bytes[index]])
-            guard let outcome = frameOutcome.take(), outcome.completedFrames > 0 else { continue }
-            let taker = outcome.taker
+        var frame = 0
+        for index in bytes.indices where frame < takers.count {
+            probe.ingest([bytes[index]], at: loop.now, into: &events)
+            let completed = events.reduce(0) { count, event in
+                if case .frame = event { return count + 1 }
+                return count
+            }
+            events.removeAll(keepingCapacity: true)
+            guard completed > 0 else { continue }
+            let taker = takers[frame]
+            frame += completed
             tap.emit(
                 .rx,
                 Array(bytes[start...index]),
@@ -50,17 +68,8 @@ extension Accessory {
             )
             start = index + 1
         }
-        frameOutcome = nil
-        if start < bytes.endIndex {
-            let waiting = claimant.flatMap { $0.awaitsAnswer ? $0 : nil }
-            tap.emit(
-                .rx,
-                Array(bytes[start...]),
-                client: waiting?.origin.clientID,
-                request: waiting?.requestID,
-                at: now
-            )
-        }
-        tap.release()
+        guard start < bytes.endIndex else { return }
+        let last = claimant.flatMap { $0.awaitsAnswer ? $0 : nil }
+        tap.emit(.rx, Array(bytes[start...]), client: last?.origin.clientID, request: last?.requestID, at: now)
     }
 }
