@@ -4,7 +4,7 @@ import JSONCodec
 import Testing
 import TrafficTrace
 
-/// Control lines, recorded and replayed end to end (docs/replay.md, "Control lines"): a client
+/// Control lines, recorded and replayed end to end (docs/replay.md, "Matching"): a client
 /// lowers DTR, then RTS with a break, raises DTR and sends `AT` to a simulated modem through the
 /// daemon while `accessoryctl record` records; a daemon whose accessory is the replay
 /// (`simulate: {personality: replay}`) sees the same client make the same changes, through its
