@@ -1,6 +1,8 @@
 import AccessoryTestSupport
+import IOLoop
 import Testing
 import TrafficTrace
+import Transports
 
 @testable import AccessorySimulator
 
@@ -136,5 +138,51 @@ import TrafficTrace
         }
         #expect(ledger.report.mismatched == 1)
         #expect(ledger.report.matched == 0)
+    }
+
+    /// DTR down, RTS down, a break, DTR up again, as `control` requests made them; and `AT`.
+    static let linesRecording = Recording(
+        device: "board",
+        entries: [
+            RecordingEntry(line: 2, timeMicroseconds: 0, kind: .control(.dtr(false), client: 1)),
+            RecordingEntry(line: 3, timeMicroseconds: 1_000, kind: .control(.rts(false), client: 1)),
+            RecordingEntry(line: 4, timeMicroseconds: 2_000, kind: .control(.breakSent(milliseconds: 20), client: 1)),
+            RecordingEntry(line: 5, timeMicroseconds: 3_000, kind: .control(.dtr(true), client: 1)),
+            RecordingEntry(line: 6, timeMicroseconds: 4_000, kind: .tx(client: 1, request: "1"), bytes: bytes("AT\r")),
+            RecordingEntry(line: 7, timeMicroseconds: 5_000, kind: .rx(replyTo: 4), bytes: bytes("\r\nOK\r\n")),
+        ]
+    )
+
+    static func replayLines(_ reports: [(dtr: Bool, rts: Bool)], lenient: Bool = false) -> (ReplayReport, [String]) {
+        let messages = Shared<[String]>([])
+        let ledger = ReplayLedger { message in messages.mutate { $0.append(message) } }
+        var options = ReplayOptions()
+        options.lenient = lenient
+        let plan = ReplayPlan(recording: Self.linesRecording, options: options, file: "board.jsonl", ledger: ledger)
+        var responder = ReplayResponder(plan: plan, maxLength: 1024)
+        let now = LoopInstant(nanoseconds: 0)
+        for report in reports { _ = responder.linesChanged(ModemLineReport(dtr: report.dtr, rts: report.rts), at: now) }
+        return (ledger.report, messages.value)
+    }
+
+    @Test func theProgramsLineChangesAreComparedWithTheRecordedOnes() {
+        // The report a port makes as it opens (both up) changes nothing; then the recorded three.
+        let (same, quiet) = Self.replayLines([(true, true), (false, true), (false, false), (true, false)])
+        #expect(same.lineChangesMatched == 3)
+        #expect(same.mismatched == 0 && same.lineChangesMismatched == 0 && same.unperformedLineChanges.isEmpty)
+        #expect(quiet.isEmpty)
+
+        // RTS first instead of DTR: a mismatch naming the recorded line; the rest still lines up.
+        let (swapped, said) = Self.replayLines([(true, false), (false, false), (true, false)])
+        #expect(swapped.mismatched == 1 && swapped.lineChangesMismatched == 1 && swapped.lineChangesMatched == 2)
+        #expect(swapped.mismatches.first?.expectedLine == 2)
+        #expect(said.first?.contains("board.jsonl line 2") == true, "\(said)")
+
+        // One change never made, one more than recorded.
+        let (short, _) = Self.replayLines([(false, true)])
+        #expect(short.unperformedLineChanges == [3, 5])
+        let (long, _) = Self.replayLines([(false, true), (false, false), (true, false), (true, true)])
+        #expect(long.mismatched == 1 && long.mismatches.first?.expectedLine == nil)
+        #expect(long.json().count > 0 && short.summaryLines().contains { $0.contains("line changes") })
     }
 }
