@@ -85,24 +85,35 @@ struct ReplayResponder: Responder {
     /// recording's line changes; a mismatch is logged and counted like a request's, and answers
     /// nothing either way.
     mutating func linesChanged(_ lines: ModemLineReport, at now: LoopInstant) -> [Output] {
-        let outcome = lineCheck.report(lines)
+        count(lineCheck.report(lines))
+        return []
+    }
+
+    /// The program started or ended a break (through the line stand-in): its end is compared
+    /// with the recording's breaks, as a line change.
+    mutating func breakChanged(_ report: LineBreakReport, at now: LoopInstant) -> [Output] {
+        count(lineCheck.report(report, at: now))
+        return []
+    }
+
+    private mutating func count(_ outcome: ReplayLineCheck.Outcome) {
         let unperformed = lineCheck.unperformedLines
         switch outcome {
         case .unchanged:
-            return []
+            return
         case .matched:
             plan.ledger.update {
                 $0.lineChangesMatched += 1
                 $0.unperformedLineChanges = unperformed
             }
-        case .mismatch(let expected):
+        case .mismatch(let got, let expected):
             let reason = expected == nil ? "is one more than the recording has" : "differs from the recording"
-            var message = "replay: mismatch: \(lines) \(reason)"
-            if let expected { message += "; expected \(expected.lines) (\(plan.file) line \(expected.line))" }
+            var message = "replay: mismatch: \(got) \(reason)"
+            if let expected { message += "; expected \(expected.kind) (\(plan.file) line \(expected.line))" }
             plan.ledger.say(message)
             let mismatch = ReplayReport.Mismatch(
-                got: lines.description,
-                expected: expected?.lines.description,
+                got: got.description,
+                expected: expected?.kind.description,
                 expectedLine: expected?.line,
                 reason: "line change \(reason)"
             )
@@ -113,7 +124,6 @@ struct ReplayResponder: Responder {
                 if $0.mismatches.count < ReplayReport.keptMismatches { $0.mismatches.append(mismatch) }
             }
         }
-        return []
     }
 
     private mutating func handle(_ request: [UInt8], at now: LoopInstant) {
