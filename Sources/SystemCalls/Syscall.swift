@@ -50,7 +50,13 @@ public struct SyscallError: Error, Sendable, Equatable, CustomStringConvertible 
         self.errno = errno
     }
 
-    public var description: String { "\(call.rawValue): \(errno.description) (errno \(errno.rawValue))" }
+    /// For `EMFILE` and `ENFILE` it also names the limit that was hit and its value
+    /// (``DescriptorLimit``): every path that runs out of descriptors says what to raise.
+    public var description: String {
+        let base = "\(call.rawValue): \(errno.description) (errno \(errno.rawValue))"
+        guard let limit = DescriptorLimit.explanation(for: errno) else { return base }
+        return "\(base): \(limit)"
+    }
 }
 
 // The helpers below are `@inline(never)` so that nothing (ARC traffic, a retain/release that
