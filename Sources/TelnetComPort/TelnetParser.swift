@@ -53,19 +53,45 @@ public struct TelnetParser: Sendable {
 
     /// The events in `bytes`, in order; throws once the stream cannot be a telnet stream (the
     /// parser is then of no further use).
-    public mutating func feed(_ bytes: some Sequence<UInt8>) throws(TelnetProtocolError) -> [TelnetEvent] {
+    public mutating func feed(_ bytes: [UInt8]) throws(TelnetProtocolError) -> [TelnetEvent] {
+        try feed(bytes[...])
+    }
+
+    /// The events in `bytes`, in order, as the array form above.
+    ///
+    /// Concrete, not generic over `Sequence`: this module is compiled apart from its callers, so
+    /// a generic body runs unspecialized, through witness tables for every byte. Data between
+    /// commands is found with one scan for the next IAC and copied as a run, not byte by byte.
+    public mutating func feed(_ bytes: ArraySlice<UInt8>) throws(TelnetProtocolError) -> [TelnetEvent] {
         var events: [TelnetEvent] = []
         var data: [UInt8] = []
         func flush() {
             if !data.isEmpty {
                 events.append(.data(data))
-                data.removeAll()
+                data = []
             }
         }
-        for byte in bytes {
+        var index = bytes.startIndex
+        while index < bytes.endIndex {
+            if case .data = state {
+                let end = bytes[index...].firstIndex(of: Telnet.iac) ?? bytes.endIndex
+                if data.isEmpty && index == bytes.startIndex && end == bytes.endIndex {
+                    data = Array(bytes)  // The common case: a read of data only, one copy.
+                } else {
+                    data.append(contentsOf: bytes[index..<end])
+                }
+                index = end
+                if index < bytes.endIndex {
+                    state = .command
+                    index += 1
+                }
+                continue
+            }
+            let byte = bytes[index]
+            index += 1
             switch state {
             case .data:
-                if byte == Telnet.iac { state = .command } else { data.append(byte) }
+                break  // Taken above.
             case .command:
                 state = .data
                 switch byte {

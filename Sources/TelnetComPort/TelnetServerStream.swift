@@ -23,8 +23,13 @@ public struct TelnetServerStream: Sendable {
 
     /// What `bytes` hold for the caller; `reply` gets the negotiation answers due. Throws when
     /// the stream is no telnet stream (the connection is then closed).
+    public mutating func receive(_ bytes: [UInt8], reply: inout [UInt8]) throws(TelnetProtocolError) -> [Input] {
+        try receive(bytes[...], reply: &reply)
+    }
+
+    /// The same for a slice (concrete, not generic: see ``TelnetParser``).
     public mutating func receive(
-        _ bytes: some Sequence<UInt8>,
+        _ bytes: ArraySlice<UInt8>,
         reply: inout [UInt8]
     ) throws(TelnetProtocolError) -> [Input] {
         var inputs: [Input] = []

@@ -57,10 +57,7 @@ extension NetworkConnection: RequestOrigin {
         loop.assertInLoop()
         guard !isClosed, case .attached = session else { return }
         counters.bytesFromDevice += UInt64(line.count)
-        guard telnet != nil else { return send(line) }
-        var escaped: [UInt8] = []
-        TelnetEncoder.data(line, into: &escaped)
-        send(escaped)
+        send(telnet == nil ? line : TelnetEncoder.escaped(line))
     }
 
     func beginRaw(input: @escaping @Sendable ([UInt8]) -> Void) {
