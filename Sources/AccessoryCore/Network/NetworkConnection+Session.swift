@@ -71,6 +71,7 @@ extension NetworkConnection: RequestOrigin {
         // After a replug, the line gets the client's settings again.
         reapplyLine()
         startModemPollIfAsked()
+        startLineStatePollIfAsked()
         if !pending.isEmpty {
             counters.bytesToDevice += UInt64(pending.count)
             input(pending)
@@ -98,6 +99,7 @@ extension NetworkConnection: RequestOrigin {
             session = .detached
             inputPaused = false
             stopModemPoll()
+            stopLineStatePoll()
             registry?.log(.info, "\(description): \(accessoryName) went away; the connection waits for it (\(reason))")
             updateInterest()
         }

@@ -62,6 +62,12 @@ final class NetworkConnection: @unchecked Sendable {
     var modemPoll: LinePoll?
     /// The modem state last reported to the client.
     var lastModemState: UInt8?
+    /// Reads the line state while the client's line-state mask asks for some bit.
+    var lineStatePoll: LoopTimer?
+    /// The line state at the last reading, and the driver's counters then (the next reading's
+    /// events are counted from them).
+    var lastLineState: UInt8?
+    var lastLineCounts: Termios.InterruptCounts?
 
     /// What the connection holds of the accessory. A value. Device loop only.
     enum Session {
@@ -140,6 +146,7 @@ final class NetworkConnection: @unchecked Sendable {
         isClosed = true
         session = .detached
         stopModemPoll()
+        stopLineStatePoll()
         source?.cancel()
         source = nil
         registry?.releaseEverything(of: self)
