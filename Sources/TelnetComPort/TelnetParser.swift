@@ -28,7 +28,7 @@ public enum TelnetProtocolError: Error, Sendable, Equatable, CustomStringConvert
 
 /// Cuts the bytes a telnet client sends into data, negotiations and subnegotiations. Fed any
 /// split of the stream, it gives the same events (a command cut between two reads is finished by
-/// the next). Holds at most ``maxSubnegotiation`` bytes between calls: a subnegotiation that
+/// the next). Holds at most ``limit`` bytes between calls: a subnegotiation that
 /// never ends is an error, not a growing buffer. Commands other than negotiations and
 /// subnegotiations (NOP, AYT, GA, …) carry nothing this server acts on and are dropped.
 ///
@@ -36,6 +36,8 @@ public enum TelnetProtocolError: Error, Sendable, Equatable, CustomStringConvert
 public struct TelnetParser: Sendable {
     /// RFC 2217's longest subnegotiation is a signature; 256 bytes is room for any honest one.
     public static let maxSubnegotiation = 256
+    /// The longest subnegotiation this parser takes.
+    public let limit: Int
 
     private enum State: Sendable {
         case data
@@ -49,7 +51,7 @@ public struct TelnetParser: Sendable {
     private var state = State.data
     private var payload: [UInt8] = []
 
-    public init() {}
+    public init(limit: Int = TelnetParser.maxSubnegotiation) { self.limit = limit }
 
     /// The events in `bytes`, in order; throws once the stream cannot be a telnet stream (the
     /// parser is then of no further use).
@@ -133,8 +135,8 @@ public struct TelnetParser: Sendable {
     }
 
     private mutating func append(_ byte: UInt8) throws(TelnetProtocolError) {
-        guard payload.count < Self.maxSubnegotiation else {
-            throw .subnegotiationTooLong(limit: Self.maxSubnegotiation)
+        guard payload.count < limit else {
+            throw .subnegotiationTooLong(limit: limit)
         }
         payload.append(byte)
     }

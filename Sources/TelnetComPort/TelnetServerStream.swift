@@ -11,12 +11,15 @@ public struct TelnetServerStream: Sendable {
         case comPort(ComPortRequest)
     }
 
-    private var parser = TelnetParser()
+    private var parser: TelnetParser
     public private(set) var negotiation = TelnetNegotiation()
     /// Subnegotiations ignored: another option's, or a COM-PORT command that is not one.
     public private(set) var ignoredSubnegotiations = 0
 
-    public init() {}
+    /// `maxSubnegotiation`: the longest subnegotiation taken (``TelnetParser``).
+    public init(maxSubnegotiation: Int = TelnetParser.maxSubnegotiation) {
+        parser = TelnetParser(limit: maxSubnegotiation)
+    }
 
     /// The server's opening negotiation.
     public mutating func start() -> [UInt8] { negotiation.start() }

@@ -25,9 +25,6 @@ final class NetworkListener {
     /// Makes client ids (the set's, shared by its listeners).
     let nextClientID: () -> UInt64
 
-    /// Connections at once per listener: one holds the session, the others are told so and
-    /// closed, so a few suffice; more are refused without a word.
-    static let maxConnections = 8
     /// Accepted per readiness event, so that a flood of connections cannot hold the loop.
     static let acceptBatch = 16
 
@@ -89,9 +86,13 @@ final class NetworkListener {
 
     private func admit(_ client: consuming OwnedFD) {
         let where_ = "listener \(settings.listen) of \(accessoryName)"
-        guard connections.count < Self.maxConnections else {
+        let most = registry.limits.listenerMaxConnections
+        guard connections.count < most else {
             counters.refusedFull += 1
-            registry.log(.warning, "\(where_): refused a connection: \(Self.maxConnections) are open")
+            registry.log(
+                .warning,
+                "\(where_): refused a connection: \(most) are open (limits.listener_max_connections)"
+            )
             return client.close()
         }
         let local: InetEndpoint

@@ -16,18 +16,20 @@ final class TelnetTestClient {
     var bytes: [UInt8] = []
 
     /// A daemon (in-process) with one simulated accessory `echo` behind an rfc2217 listener, and
-    /// the listener's port.
-    static func harness() throws -> (CoreHarness, UInt16) {
+    /// the listener's port; `limits` are lines of the `limits:` section.
+    static func harness(limits: [String] = []) throws -> (CoreHarness, UInt16) {
         let probe = try InetSocket.listening(on: InetEndpoint(address: [127, 0, 0, 1], port: 0))
         let port = try InetSocket.localEnd(probe.rawValue).port
         probe.close()
-        let yaml = """
-            accessories:
-              - name: echo
-                path: {sim:echo}
-                framing: {type: line, delimiter: "\\n"}
-                network: [{listen: "127.0.0.1:\(port)", protocol: rfc2217}]
-            """
+        let section = limits.isEmpty ? "" : "limits:\n" + limits.map { "  \($0)\n" }.joined()
+        let yaml =
+            section + """
+                accessories:
+                  - name: echo
+                    path: {sim:echo}
+                    framing: {type: line, delimiter: "\\n"}
+                    network: [{listen: "127.0.0.1:\(port)", protocol: rfc2217}]
+                """
         return (try CoreHarness(sims: ["echo": SimulatorConfiguration(name: "echo")], yaml: yaml), port)
     }
 
@@ -41,6 +43,24 @@ final class TelnetTestClient {
     /// Sends `IAC SB COM-PORT code [value] IAC SE`.
     func send(_ code: UInt8, _ value: UInt8? = nil) throws {
         try FileIO.writeAll(socket.rawValue, [Self.iac, 250, 44, code] + (value.map { [$0] } ?? []) + [Self.iac, 240])
+    }
+
+    /// Sends `bytes` as they are.
+    func sendRaw(_ bytes: [UInt8]) throws { try FileIO.writeAll(socket.rawValue, bytes) }
+
+    /// Whether the server closes the connection within five seconds (what it sent before is kept
+    /// in ``bytes``).
+    func closedByServer() -> Bool {
+        let deadline = ContinuousClock.now + .seconds(5)
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while ContinuousClock.now < deadline {
+            var entry = pollfd(fd: socket.rawValue, events: Int16(POLLIN), revents: 0)
+            guard Glibc.poll(&entry, 1, 100) == 1 else { continue }
+            let n = Glibc.read(socket.rawValue, &buffer, buffer.count)
+            if n <= 0 { return true }
+            bytes += buffer[..<n]
+        }
+        return false
     }
 
     /// Sends a line of data for the device, and waits (five seconds at most) for the echo
