@@ -36,6 +36,10 @@ public enum SyscallName: String, Sendable, CaseIterable {
     case tiocmbic = "ioctl(TIOCMBIC)"
     case tiocsbrk = "ioctl(TIOCSBRK)"
     case tioccbrk = "ioctl(TIOCCBRK)"
+    /// The line-status ioctls, named apart so that a test can answer them as a UART's driver
+    /// would (on a pty they fail with `ENOTTY`).
+    case tiocsergetlsr = "ioctl(TIOCSERGETLSR)"
+    case tiocgicount = "ioctl(TIOCGICOUNT)"
 }
 
 /// A failed system call: which call, and the errno it gave.
