@@ -8,7 +8,7 @@ STATIC = --static-swift-stdlib --scratch-path .build-static
 STATIC_BIN = $(shell $(SWIFT) build -c release $(STATIC) --show-bin-path 2>/dev/null)
 RELEASE_BIN ?= $(STATIC_BIN)
 .PHONY: deps bench-deps build test docs-check remote-bench python-test tools-test test-race lint format units demo bench micro-bench loop-bench ops-bench serial-bench soak soak-ci fuzz clean \
-	release link-order install install-check deb deb-check footprint systemd-test
+	release link-order install install-check deb deb-check footprint cost-curve systemd-test
 
 deps:
 	@scripts/install-deps.sh
@@ -103,6 +103,15 @@ bench: bench-deps release
 ## READY=1 with 16 accessories, memory after 64 clients at once; of the `make release` build.
 footprint: bench-deps release
 	python3 bench/footprint/footprint.py "$(RELEASE_BIN)" $(FOOTPRINT_ARGS)
+
+## How the daemon's cost grows from 1 to 1,000 accessories, clients, subscribers and views, and
+## start-up, reload and shutdown with 1,000 accessories (docs/performance.md, "The cost curve"):
+## about 6 minutes; rewrites docs/cost-curve.{md,png,json} and the table in docs/performance.md.
+## CURVE_ARGS="--smoke" for a quick look (1 s points; nothing is rewritten without --out).
+CURVE_ARGS ?= --out docs
+cost-curve: release
+	@scripts/install-deps.sh --curve
+	$(PYTHON) bench/cost-curve/cost_curve.py "$(RELEASE_BIN)" $(CURVE_ARGS)
 
 ## What the SSH hop of `--host ssh://` costs: transact p50 local, through dial-stdio, through ssh
 ## (with and without ControlMaster), and whole commands; a throwaway sshd on 127.0.0.1.

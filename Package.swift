@@ -12,6 +12,11 @@ let strict: [SwiftSetting] = [
     // covers every field, so no field needs `@exclusivity(unchecked)`: with or without those, the
     // release ops-bench is the same machine code (docs/ioloop.md, "Exclusivity checks").
     .unsafeFlags(["-enforce-exclusivity=unchecked"], .when(configuration: .release)),
+    // Each function in a section of its own, so that the link order (packaging/accessoryd.order)
+    // can place it: without this a file's functions are one section and stay together. The
+    // compiler skips code generation when a module's IR is unchanged, so a flag like this one
+    // takes effect in an existing build folder only after its objects are deleted.
+    .unsafeFlags(["-Xfrontend", "-function-sections"], .when(configuration: .release)),
 ]
 
 /// This manifest's folder: the linker runs in another, so the order file needs a full path.

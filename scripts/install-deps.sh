@@ -3,7 +3,8 @@
 # Checks with pkg-config / command -v first; calls apt-get only for what is absent.
 # `--bench` also installs what `make bench` compares accessoryd with (socat, ser2net);
 # `--deb` what `make deb` and scripts/check-deb.sh use (dpkg-dev, lintian, man-db); `--systemd`
-# what `make systemd-test` uses (debootstrap, systemd-nspawn).
+# what `make systemd-test` uses (debootstrap, systemd-nspawn); `--curve` what `make cost-curve` plots
+# with (python3-matplotlib).
 set -euo pipefail
 
 missing=()
@@ -68,6 +69,11 @@ command -v systemd-socket-activate >/dev/null 2>&1 || missing+=(systemd)
 if [ "${1:-}" = "--bench" ]; then
   command -v socat >/dev/null 2>&1 || missing+=(socat)
   command -v ser2net >/dev/null 2>&1 || [ -x /usr/sbin/ser2net ] || missing+=(ser2net)
+fi
+
+# `--curve`: what `make cost-curve` plots with.
+if [ "${1:-}" = "--curve" ]; then
+  /usr/bin/python3 -c 'import matplotlib' 2>/dev/null || missing+=(python3-matplotlib)
 fi
 
 if [ "${1:-}" = "--deb" ]; then

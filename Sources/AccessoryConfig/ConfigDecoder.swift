@@ -24,7 +24,8 @@ struct ConfigDecoder {
             accepted: [
                 "max_clients", "max_line_bytes", "client_outbound_bytes", "queue_depth", "default_timeout_ms",
                 "max_requests_per_client", "max_connections_per_uid", "max_lease_ms", "default_lease_ms",
-                "attach_idle_ms", "reserved_connections", "idle_connection_timeout_ms",
+                "attach_idle_ms", "reserved_connections", "idle_connection_timeout_ms", "listener_max_connections",
+                "listener_outbound_bytes", "telnet_max_subnegotiation_bytes",
             ]
         ) {
             configuration.limits = decodeLimits(limits)
@@ -92,6 +93,13 @@ struct ConfigDecoder {
             reader.integer("reserved_connections", Rules.reservedConnections) ?? limits.reservedConnections
         limits.idleConnectionTimeoutMs =
             reader.integer("idle_connection_timeout_ms", Rules.timeoutMs) ?? limits.idleConnectionTimeoutMs
+        limits.listenerMaxConnections =
+            reader.integer("listener_max_connections", Rules.listenerConnections) ?? limits.listenerMaxConnections
+        limits.listenerOutboundBytes =
+            reader.integer("listener_outbound_bytes", Rules.clientOutboundBytes) ?? limits.listenerOutboundBytes
+        limits.telnetMaxSubnegotiationBytes =
+            reader.integer("telnet_max_subnegotiation_bytes", Rules.subnegotiationBytes)
+            ?? limits.telnetMaxSubnegotiationBytes
         return limits
     }
 

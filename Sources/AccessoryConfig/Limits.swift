@@ -41,6 +41,15 @@ public struct Limits: Sendable, Equatable {
     /// An `attach` with no bytes either way for this long ends: the client gets a notice and is
     /// disconnected, and the accessory is free for the others.
     public var attachIdleMs: Int
+    /// TCP connections at once per network listener: one holds the session, the others are
+    /// told so and closed, so a few suffice; more are refused without a word.
+    public var listenerMaxConnections: Int
+    /// Bytes a network listener's connection may let wait unread (the device's output); more
+    /// disconnects it: the client is not reading.
+    public var listenerOutboundBytes: Int
+    /// The longest telnet subnegotiation an rfc2217 client may send; longer closes the
+    /// connection. RFC 2217's longest is a signature: 256 bytes is room for any honest one.
+    public var telnetMaxSubnegotiationBytes: Int
 
     public init(
         maxClients: Int = 256,
@@ -54,7 +63,10 @@ public struct Limits: Sendable, Equatable {
         maxConnectionsPerUID: Int = 64,
         maxLeaseMs: Int = 3_600_000,
         defaultLeaseMs: Int = 600_000,
-        attachIdleMs: Int = 3_600_000
+        attachIdleMs: Int = 3_600_000,
+        listenerMaxConnections: Int = 8,
+        listenerOutboundBytes: Int = 1_048_576,
+        telnetMaxSubnegotiationBytes: Int = 256
     ) {
         self.maxClients = maxClients
         self.reservedConnections = reservedConnections
@@ -68,5 +80,8 @@ public struct Limits: Sendable, Equatable {
         self.maxLeaseMs = maxLeaseMs
         self.defaultLeaseMs = defaultLeaseMs
         self.attachIdleMs = attachIdleMs
+        self.listenerMaxConnections = listenerMaxConnections
+        self.listenerOutboundBytes = listenerOutboundBytes
+        self.telnetMaxSubnegotiationBytes = telnetMaxSubnegotiationBytes
     }
 }

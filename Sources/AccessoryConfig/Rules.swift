@@ -8,6 +8,8 @@ enum Rules {
     static let maxLineBytes = IntRule(1_024...16_777_216, "a byte count from 1024 to 16777216")
     static let clientOutboundBytes = IntRule(4_096...1_073_741_824, "a byte count from 4096 to 1073741824")
     static let reservedConnections = IntRule(0...1_024, "an integer from 0 to 1024")
+    static let listenerConnections = IntRule(1...1_024, "an integer from 1 to 1024")
+    static let subnegotiationBytes = IntRule(16...65_536, "a byte count from 16 to 65536")
     static let queueDepth = IntRule(1...65_536, "an integer from 1 to 65536")
     static let maxRequestsPerClient = IntRule(1...1_048_576, "an integer from 1 to 1048576")
     static let timeoutMs = IntRule(1...86_400_000, "a positive integer (milliseconds, at most 86400000)")

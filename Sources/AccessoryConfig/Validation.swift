@@ -62,6 +62,13 @@ private struct Validator {
         check(limits.attachIdleMs, Rules.timeoutMs, "limits.attach_idle_ms")
         check(limits.reservedConnections, Rules.reservedConnections, "limits.reserved_connections")
         check(limits.idleConnectionTimeoutMs, Rules.timeoutMs, "limits.idle_connection_timeout_ms")
+        check(limits.listenerMaxConnections, Rules.listenerConnections, "limits.listener_max_connections")
+        check(limits.listenerOutboundBytes, Rules.clientOutboundBytes, "limits.listener_outbound_bytes")
+        check(
+            limits.telnetMaxSubnegotiationBytes,
+            Rules.subnegotiationBytes,
+            "limits.telnet_max_subnegotiation_bytes"
+        )
         if limits.defaultLeaseMs > limits.maxLeaseMs {
             error(
                 "limits.default_lease_ms",

@@ -109,13 +109,19 @@ extension Accessory {
     /// resync discards, ``didReceive(frame:)``).
     private func received(_ bytes: [UInt8], reader: FrameReader) {
         counters.bytesIn += UInt64(bytes.count)
-        if let tap { traceReceived(bytes, on: tap) }
         if let raw = rawSession {
+            if let tap { traceReceived(bytes, on: tap) }
             raw.idle.activity()
             raw.origin.notify(line: bytes)
             return
         }
-        if resync.isActive { resync.noteBytes() }
+        if resync.isActive {
+            resync.noteBytes()
+            if let tap { traceReceived(bytes, on: tap) }
+        } else if let tap {
+            // Traced frame by frame: which request each frame answered.
+            return receiveTraced(bytes, reader: reader, tap: tap)
+        }
         reader.receive(bytes)
     }
 

@@ -1,5 +1,6 @@
 import ControlProtocol
 import IOLoop
+import SystemCalls
 import Transports
 
 /// The accessory's modem lines: reading them for `device.status` and `control`, and polling them
@@ -29,6 +30,17 @@ extension Accessory {
     func currentLines() -> ModemLines? {
         guard state == .ready, let port, case .lines(let lines)? = try? port.modemLines() else { return nil }
         return lines
+    }
+
+    /// What the driver tells of the line now (RFC 2217's line state), or nil when the accessory
+    /// is not ready. Each ioctl a driver does not answer leaves its field nil.
+    func currentLineStatus() -> SerialLineStatus? {
+        guard state == .ready, let fd = port?.channel.fileDescriptor else { return nil }
+        return SerialLineStatus(
+            outputQueued: try? Termios.outputQueued(fd),
+            transmitterEmpty: try? Termios.transmitterEmpty(fd),
+            counts: try? Termios.interruptCounts(fd)
+        )
     }
 
     /// The lines as `device.status`, `control` and `device.lines` report them.

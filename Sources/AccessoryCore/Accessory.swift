@@ -96,6 +96,9 @@ public final class Accessory: @unchecked Sendable {  // @unchecked: all mutable 
     var tap: TrafficTap?
     /// The tap, kept while idle so that its buffers are reused. Device loop.
     var trafficTap: TrafficTap?
+    /// While a traced read is framed (``receiveTraced(_:reader:tap:)``): which request took each
+    /// frame it completed; nil otherwise. Device loop.
+    var frameOutcome: FrameOutcome?
     /// Log lines. Device loop.
     var log: (LogLevel, String) -> Void = { _, _ in }
     /// Refused attach-session tokens, logged at most once a second (a client can send them at will).
@@ -209,20 +212,27 @@ public final class Accessory: @unchecked Sendable {  // @unchecked: all mutable 
     /// Called by the frame reader for each complete inbound frame.
     func didReceive(frame: [UInt8]) {
         counters.framesIn += 1
+        let taker = route(frame)
+        if frameOutcome != nil { frameOutcome?.takers.append(taker) }
+    }
+
+    /// Hands a frame to the request that takes it (returned), or to subscribers as unsolicited.
+    private func route(_ frame: [UInt8]) -> RequestOperation? {
         // Never a reply, so safe to deliver even while a resync discards everything else.
         if !unsolicitedPatterns.isEmpty, matchesAny(unsolicitedPatterns, frame) {
             deliverUnsolicited(frame)
-            return
+            return nil
         }
         if resync.isActive {  // A late answer, a probe's answer, noise: discarded.
             resync.discard(frame: frame)
-            return
+            return nil
         }
         if let c = claimant {
             onClaimingFrame?(self)
-            if c.offer(frame: frame) { return }
+            if c.offer(frame: frame) { return c }
         }
         deliverUnsolicited(frame)
+        return nil
     }
 
     private func deliverUnsolicited(_ frame: [UInt8]) {

@@ -11,7 +11,7 @@ extension AccessoryRegistry {
     /// out eagerly, unlike data's subscribers, because the byte paths must find out by testing
     /// one reference (``Accessory/tap``). Device loop.
     func trafficSubscriptionsChanged() {
-        let anyTraffic = subscriptions.values.contains { $0.events.contains(.traffic) }
+        let anyTraffic = subscriptions.wantingTraffic > 0
         guard anyTraffic || trafficWatched else { return }
         trafficWatched = anyTraffic
         for a in accessories { a.setTrafficSubscribers(trafficSubscribers(of: a)) }

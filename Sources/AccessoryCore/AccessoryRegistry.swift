@@ -31,7 +31,7 @@ public final class AccessoryRegistry: @unchecked Sendable {  // @unchecked: muta
     /// to one accessory, and comparing its name costs less than hashing it. Any change to
     /// `byName` forgets it.
     private var lastLookup: Accessory?
-    var subscriptions: [UInt64: Subscription] = [:] {
+    var subscriptions = SubscriptionTable() {
         didSet {
             for a in accessories { a.dataSubscribers = nil }
             trafficSubscriptionsChanged()
@@ -41,6 +41,9 @@ public final class AccessoryRegistry: @unchecked Sendable {  // @unchecked: muta
     /// Whether some accessory had `device.traffic` subscribers at the last change of the
     /// subscriptions (if not, and none asks for traffic now, there is nothing to redo).
     var trafficWatched = false
+    /// Whether some accessory's modem lines were polled for `lines` subscribers at the last
+    /// change of the subscriptions or the accessories.
+    private var linesWatched = false
     /// `device.data` lines not yet sent, per subscribed client: sent together once the frames of
     /// the current read are handed out, one write per read instead of one per frame.
     var dataBatches: [UInt64: (origin: any RequestOrigin, lines: [UInt8])] = [:]
@@ -261,9 +264,14 @@ public final class AccessoryRegistry: @unchecked Sendable {  // @unchecked: muta
 
     /// Polls the modem lines of exactly the accessories some client subscribes to `lines` of.
     /// Device loop.
+    /// Runs at every change of the subscriptions: with no `lines` subscriber now or at the last
+    /// change (the usual case) it costs nothing, whatever the accessories and subscribers.
     func updateLinePolling() {
+        guard subscriptions.wantingLines > 0 || linesWatched else { return }
+        linesWatched = subscriptions.wantingLines > 0
+        let watchers = subscriptions.values.filter { $0.events.contains(.lines) }
         for a in accessories {
-            let wanted = subscriptions.values.contains { $0.events.contains(.lines) && wants($0, a) }
+            let wanted = watchers.contains { wants($0, a) }
             a.pollLines(wanted) { [unowned self] a, lines in linesChanged(a, lines) }
         }
     }

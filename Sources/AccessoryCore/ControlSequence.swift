@@ -1,3 +1,4 @@
+import ControlProtocol
 import IOLoop
 import Transports
 
@@ -34,17 +35,19 @@ enum ControlSequence {
     }
 
     /// Runs `steps` on `port`, holding on `scheduler`'s timers; `ended` is told once unless
-    /// `isLive` turned false first (then never).
+    /// `isLive` turned false first (then never). `did` is told each line set and each break
+    /// sent (as it ends), for the traffic trace.
     static func run(
         _ steps: ArraySlice<Step>,
         on port: SerialPort,
         scheduler: any LoopScheduler,
         isLive: @escaping () -> Bool,
+        did: @escaping (LineControl) -> Void = { _ in },
         ended: @escaping (End) -> Void
     ) {
         guard isLive() else { return }
         guard let step = steps.first else { return ended(.done) }
-        let next = { run(steps.dropFirst(), on: port, scheduler: scheduler, isLive: isLive, ended: ended) }
+        let next = { run(steps.dropFirst(), on: port, scheduler: scheduler, isLive: isLive, did: did, ended: ended) }
         switch step {
         case .setLines(let dtr, let rts, let holdMs):
             do throws(TransportError) {
@@ -54,6 +57,7 @@ enum ControlSequence {
                 for (line, level) in [(ModemLines.dtr, dtr), (.rts, rts)] {
                     guard let level else { continue }
                     if try port.setModemLines(line, asserted: level) == .unsupported { return ended(.linesUnsupported) }
+                    did(line == .dtr ? .dtr(level) : .rts(level))
                 }
             } catch {
                 return ended(.failed(error))
@@ -64,7 +68,9 @@ enum ControlSequence {
             port.sendBreak(for: .milliseconds(ms)) { outcome in
                 guard isLive() else { return }
                 switch outcome {
-                case .success(.done): next()
+                case .success(.done):
+                    did(.breakSent(milliseconds: ms))
+                    next()
                 case .success(.unsupported): ended(.breakUnsupported)
                 case .failure(let error): ended(.failed(error))
                 }

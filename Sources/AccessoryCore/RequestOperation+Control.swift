@@ -36,6 +36,9 @@ extension RequestOperation {
             on: port,
             scheduler: loop,
             isLive: { [self] in state == .executing },
+            did: { [self] change in
+                accessory.tap?.record(control: change, client: origin.clientID, request: requestID)
+            },
             ended: { [self] end in controlEnded(end) }
         )
     }

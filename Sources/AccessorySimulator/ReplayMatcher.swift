@@ -108,7 +108,7 @@ struct ReplayMatcher {
                 } else {
                     leading.append(TimedChunk(offsetMicroseconds: entry.timeMicroseconds, bytes: entry.bytes))
                 }
-            case .event, .dropped:
+            case .event, .dropped, .control:
                 break
             }
         }

@@ -34,6 +34,12 @@ package struct ReplayReport: Sendable, Equatable {
     package var latenessMicroseconds: [Int64] = []
     /// Frames played.
     package var framesPlayed = 0
+    /// Modem line changes the program made as recorded (``ReplayLineCheck``); those it made
+    /// otherwise are also counted in ``mismatched``.
+    package var lineChangesMatched = 0
+    package var lineChangesMismatched = 0
+    /// Lines of the recorded line changes the program has not made.
+    package var unperformedLineChanges: [Int] = []
 
     /// The `q`-quantile (0…1) of the lateness, nearest rank; nil without samples.
     package func latenessQuantile(_ q: Double) -> Int64? {
@@ -52,6 +58,12 @@ package struct ReplayReport: Sendable, Equatable {
         if let p50 = latenessQuantile(0.5), let p99 = latenessQuantile(0.99) {
             lines.append("replay: timing error p50 \(Self.milliseconds(p50)) ms, p99 \(Self.milliseconds(p99)) ms")
         }
+        if lineChangesMatched + lineChangesMismatched + unperformedLineChanges.count > 0 {
+            lines.append(
+                "replay: line changes: \(lineChangesMatched) matched, \(lineChangesMismatched) mismatched, "
+                    + "\(unperformedLineChanges.count) recorded never made"
+            )
+        }
         if !unaskedLines.isEmpty {
             let shown = unaskedLines.prefix(20).map(String.init).joined(separator: ", ")
             lines.append("replay: never asked for: line\(unaskedLines.count == 1 ? "" : "s") \(shown)")
@@ -68,6 +80,9 @@ package struct ReplayReport: Sendable, Equatable {
         object.append("unasked", .int(unaskedLines.count))
         object.append("unasked_lines", .array(unaskedLines.map { .int($0) }))
         object.append("frames_played", .int(framesPlayed))
+        object.append("line_changes_matched", .int(lineChangesMatched))
+        object.append("line_changes_mismatched", .int(lineChangesMismatched))
+        object.append("line_changes_unperformed_lines", .array(unperformedLineChanges.map { .int($0) }))
         var timing = JSONObject()
         timing.append("samples", .int(latenessMicroseconds.count))
         timing.append("p50_us", latenessQuantile(0.5).map { .integer($0) } ?? .null)

@@ -1,5 +1,6 @@
 import IOLoop
 import TrafficTrace
+import Transports
 
 /// The `replay` personality: answers the program's requests with a recording's replies, at the
 /// recorded delays, and plays its unsolicited frames at their recorded times (docs/replay.md).
@@ -17,13 +18,17 @@ struct ReplayResponder: Responder {
     private var schedule: [(due: LoopInstant, bytes: [UInt8])] = []
     private var head = 0
     private var requests = 0
+    private var lineCheck: ReplayLineCheck
     let structuralBytes: Set<UInt8> = []
 
     init(plan: ReplayPlan, maxLength: Int) {
         self.plan = plan
         self.maxLength = maxLength
         self.matcher = ReplayMatcher(recording: plan.recording, options: plan.options)
+        self.lineCheck = ReplayLineCheck(recording: plan.recording)
         plan.ledger.setRequests(lines: matcher.exchanges.map(\.line))
+        let unperformed = lineCheck.unperformedLines
+        plan.ledger.update { $0.unperformedLineChanges = unperformed }
     }
 
     var nextDue: LoopInstant? { head < schedule.count ? schedule[head].due : nil }
@@ -74,6 +79,51 @@ struct ReplayResponder: Responder {
             }
         }
         return out
+    }
+
+    /// The program changed its modem lines (through the line stand-in): compared with the
+    /// recording's line changes; a mismatch is logged and counted like a request's, and answers
+    /// nothing either way.
+    mutating func linesChanged(_ lines: ModemLineReport, at now: LoopInstant) -> [Output] {
+        count(lineCheck.report(lines))
+        return []
+    }
+
+    /// The program started or ended a break (through the line stand-in): its end is compared
+    /// with the recording's breaks, as a line change.
+    mutating func breakChanged(_ report: LineBreakReport, at now: LoopInstant) -> [Output] {
+        count(lineCheck.report(report, at: now))
+        return []
+    }
+
+    private mutating func count(_ outcome: ReplayLineCheck.Outcome) {
+        let unperformed = lineCheck.unperformedLines
+        switch outcome {
+        case .unchanged:
+            return
+        case .matched:
+            plan.ledger.update {
+                $0.lineChangesMatched += 1
+                $0.unperformedLineChanges = unperformed
+            }
+        case .mismatch(let got, let expected):
+            let reason = expected == nil ? "is one more than the recording has" : "differs from the recording"
+            var message = "replay: mismatch: \(got) \(reason)"
+            if let expected { message += "; expected \(expected.kind) (\(plan.file) line \(expected.line))" }
+            plan.ledger.say(message)
+            let mismatch = ReplayReport.Mismatch(
+                got: got.description,
+                expected: expected?.kind.description,
+                expectedLine: expected?.line,
+                reason: "line change \(reason)"
+            )
+            plan.ledger.update {
+                $0.mismatched += 1
+                $0.lineChangesMismatched += 1
+                $0.unperformedLineChanges = unperformed
+                if $0.mismatches.count < ReplayReport.keptMismatches { $0.mismatches.append(mismatch) }
+            }
+        }
     }
 
     private mutating func handle(_ request: [UInt8], at now: LoopInstant) {

@@ -57,7 +57,9 @@ protocol Responder {
     /// The host set the modem lines (`DTR`, `RTS`; true is asserted) at `now`, as reported over
     /// the simulator's line socket (a pty carries no modem lines: ``LineReport``).
     mutating func linesChanged(_ lines: ModemLineReport, at now: LoopInstant) -> [Output]
-
+    /// The host started (`on`) or ended a break at `now`, reported over the same socket
+    /// (``LineBreakReport``).
+    mutating func breakChanged(_ report: LineBreakReport, at now: LoopInstant) -> [Output]
 }
 
 extension Responder {
@@ -68,6 +70,7 @@ extension Responder {
     mutating func receive(_ bytes: ArraySlice<UInt8>, at now: LoopInstant) -> [Output] { receive(bytes) }
     mutating func due(at now: LoopInstant) -> [Output] { [] }
     mutating func linesChanged(_ lines: ModemLineReport, at now: LoopInstant) -> [Output] { [] }
+    mutating func breakChanged(_ report: LineBreakReport, at now: LoopInstant) -> [Output] { [] }
 }
 
 /// Makes the responder of a configuration (a fresh one for each appearance of the accessory).

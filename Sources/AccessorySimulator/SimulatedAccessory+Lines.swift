@@ -6,8 +6,9 @@ import Transports
 /// The stand-in for modem lines: a pty carries no DTR or RTS (the modem-line ioctls fail on it
 /// with `ENOTTY`), so a host that wants its simulated accessory to see them sends each change as
 /// a ``ModemLineReport`` datagram to the socket at ``SimulatorConfiguration/linesSocketPath``
-/// (the daemon does, for `simulate:` accessories: `SocketLineStandIn`). The personality gets
-/// them through ``Responder/linesChanged(_:at:)``, and may have output due later
+/// (the daemon does, for `simulate:` accessories: `SocketLineStandIn`), and each start and end
+/// of a break as a ``LineBreakReport``. The personality gets them through
+/// ``Responder/linesChanged(_:at:)`` and ``Responder/breakChanged(_:at:)``, and may have output due later
 /// (``Responder/nextDue``), e.g. after a reset that takes time.
 ///
 /// The socket is made mode 0600, and a report from another user is dropped (its credentials
@@ -39,9 +40,14 @@ extension SimulatedAccessory {
         // A bounded batch per wake-up; the rest waits for the next (level-triggered) one.
         for _ in 0..<64 {
             guard case .processed(let datagram)? = try? Socket.receiveWithCredentials(fd, max: 64) else { return }
-            guard datagram.senderUID == me, let report = ModemLineReport(decoding: datagram.bytes) else { continue }
-            guard source != nil else { continue }
-            deliver(responder.linesChanged(report, at: loop.now))
+            guard datagram.senderUID == me, source != nil else { continue }
+            if let report = ModemLineReport(decoding: datagram.bytes) {
+                deliver(responder.linesChanged(report, at: loop.now))
+            } else if let report = LineBreakReport(decoding: datagram.bytes) {
+                deliver(responder.breakChanged(report, at: loop.now))
+            } else {
+                continue
+            }
             armDueTimer()
         }
     }

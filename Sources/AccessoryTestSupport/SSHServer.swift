@@ -76,6 +76,19 @@ package final class SSHServer {
         }
     }
 
+    /// Lets `user` (uid `uid`, another than the one running the tests) log in with the throwaway
+    /// key too: its own authorized-keys file, owned by it (sshd reads the file as the user). The
+    /// folder becomes 0711 so that the user can reach that one file by name; every key in it stays
+    /// 0600 and the listing closed. Root only (the file is given to another uid).
+    package func authorize(user: String, uid: uid_t) throws {
+        let path = directory + "/authorized_keys-" + user
+        try FileIO.writeFile(path, try Self.text(directory + "/user_key.pub"), mode: 0o600)
+        guard chown(path, uid, gid_t.max) == 0 else {
+            throw ExternalProgramError("cannot give \(path) to uid \(uid): errno \(errno)")
+        }
+        try FileIO.changeMode(directory, to: 0o711)
+    }
+
     /// The URL of this server: `ssh://127.0.0.1:PORT`.
     package var url: String { "ssh://127.0.0.1:\(port)" }
 
@@ -138,7 +151,7 @@ package final class SSHServer {
         ListenAddress 127.0.0.1
         HostKey \(directory)/host_key
         PidFile none
-        AuthorizedKeysFile \(directory)/authorized_keys
+        AuthorizedKeysFile \(directory)/authorized_keys \(directory)/authorized_keys-%u
         PermitRootLogin prohibit-password
         PubkeyAuthentication yes
         PasswordAuthentication no

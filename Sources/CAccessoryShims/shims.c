@@ -14,6 +14,7 @@
 #include <stddef.h>
 #include <pthread.h>
 #include <linux/netlink.h>
+#include <linux/serial.h>
 
 int cas_epoll_ctl(int epfd, int op, int fd, uint32_t events, uint64_t data) {
     struct epoll_event ev;
@@ -132,6 +133,23 @@ const unsigned long CAS_TCSBRK = TCSBRK;
 const unsigned long CAS_TCFLSH = TCFLSH;
 const unsigned long CAS_FIONREAD = FIONREAD;
 const unsigned long CAS_TIOCOUTQ = TIOCOUTQ;
+const unsigned long CAS_TIOCSERGETLSR = TIOCSERGETLSR;
+const int CAS_TIOCSER_TEMT = TIOCSER_TEMT;
+
+int cas_tiocgicount(int fd, cas_icount *out) {
+    struct serial_icounter_struct counts;
+    memset(&counts, 0, sizeof counts);
+    int rc = ioctl(fd, TIOCGICOUNT, &counts);
+    if (rc == 0) {
+        out->rx = counts.rx;
+        out->frame = counts.frame;
+        out->parity = counts.parity;
+        out->overrun = counts.overrun;
+        out->buf_overrun = counts.buf_overrun;
+        out->brk = counts.brk;
+    }
+    return rc;
+}
 const int CAS_TIOCM_DTR = TIOCM_DTR;
 const int CAS_TIOCM_RTS = TIOCM_RTS;
 const int CAS_TIOCM_CTS = TIOCM_CTS;

@@ -8,7 +8,11 @@ import JSONCodec
 /// `{"device":"modem","timestamp":"2026-11-25T12:16:35.123456Z","timestamp_us":1795608995123456,`
 /// `"direction":"tx","client":3,"request":7,"data_base64":"QVQNCg=="}`. On `tx`, the request
 /// that sent the bytes (a raw `attach` session's bytes carry the `attach` request's id); on
-/// `rx`, the `transact` or `read` that was waiting for an answer when they were read, if any.
+/// `rx`, the `transact` or `read` that took the frame they end, if one did.
+///
+/// A `control` record is a DTR or RTS set or a break sent by a `control` request (its client and
+/// request, as on `tx`), with `"control":{"dtr":false}` (``LineControl``) instead of
+/// `data_base64`; in the value, its ``bytes`` are the change, ``LineControl/packed``.
 ///
 /// Threading: a value. Any thread.
 package struct TrafficRecord: Sendable, Hashable {
@@ -18,6 +22,8 @@ package struct TrafficRecord: Sendable, Hashable {
     package enum Direction: String, Sendable, Hashable, CaseIterable {
         case rx
         case tx
+        /// A modem line set or a break sent (``TrafficRecord/control``).
+        case control
     }
 
     package var device: String
@@ -29,6 +35,9 @@ package struct TrafficRecord: Sendable, Hashable {
     /// That request's id.
     package var request: RequestID?
     package var bytes: [UInt8]
+
+    /// For a `control` record, what was done to the line.
+    package var control: LineControl? { direction == .control ? LineControl(packed: bytes) : nil }
 
     package init(
         device: String,
@@ -67,6 +76,12 @@ package struct TrafficRecord: Sendable, Hashable {
         if let request {
             JSONOutput.appendLiteral(",\"request\":", to: &buffer)
             request.encodeJSON(into: &buffer)
+        }
+        if direction == .control, let control = LineControl(packed: bytes) {
+            JSONOutput.appendLiteral(",\"control\":", to: &buffer)
+            control.appendJSON(to: &buffer)
+            buffer.append(UInt8(ascii: "}"))
+            return
         }
         JSONOutput.appendLiteral(",\"data_base64\":\"", to: &buffer)
         Base64.encode(bytes, into: &buffer)
@@ -123,6 +138,10 @@ package struct TrafficRecord: Sendable, Hashable {
                 throw MessageDecodingError(RequestID.problem(with: value, what: "\"request\""))
             }
             request = id
+        }
+        if direction == .control {
+            bytes = try LineControl(json: json["control"] ?? .null).packed
+            return
         }
         let encoded = try ResultField.string(json, "data_base64")
         do throws(Base64Error) {

@@ -55,14 +55,23 @@ extension ControlServer {
     }
 
     /// Over ``ControlServerLimits/maxClients`` (and its reserve, or not allowed to use it): a
-    /// one-line error, then close.
+    /// one-line error naming the limit and its value, then close.
     private func refuse(_ fd: consuming OwnedFD) {
+        let max = limits.maxClients
+        let reserve = limits.reservedConnections
+        // Past the reserve too, the error names both settings: raising max_clients alone is the fix
+        // for everyone, but root is refused only once the reserve is full as well.
+        let pastReserve = connections.count >= max + reserve && reserve > 0
+        let which =
+            pastReserve
+            ? "limits.max_clients \(max) and limits.reserved_connections \(reserve)"
+            : "limits.max_clients \(max)"
         let error = RPCError(
             code: Self.tooManyClientsErrorCode,
-            message: "too many clients are connected (limit \(limits.maxClients)); try again later",
-            data: .object(["reason": .string("too_many_clients"), "limit": .int(limits.maxClients)])
+            message: "too many clients are connected (\(which)); try again later",
+            data: .object(["reason": .string("too_many_clients"), "limit": .int(max)])
         )
-        refuse(fd, error, why: "\(limits.maxClients) clients are connected, the limit")
+        refuse(fd, error, why: "\(connections.count) clients are connected (\(which))")
     }
 
     /// A one-line error, then close; logged at most once a second (with a count of the others).
@@ -116,7 +125,7 @@ extension ControlServer {
                     "uid \(uid) already has \(limit) connections (limits.max_connections_per_uid); close one and try again",
                 data: .object(["reason": .string("too_many_connections_for_uid"), "limit": .int(limit)])
             )
-            refuse(fd, error, why: "uid \(uid) has \(limit) connections, the limit per uid")
+            refuse(fd, error, why: "uid \(uid) has \(limit) connections (limits.max_connections_per_uid \(limit))")
             return
         }
         let connection = ClientConnection(id: nextConnectionID, credentials: credentials, server: self)

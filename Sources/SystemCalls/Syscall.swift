@@ -36,6 +36,10 @@ public enum SyscallName: String, Sendable, CaseIterable {
     case tiocmbic = "ioctl(TIOCMBIC)"
     case tiocsbrk = "ioctl(TIOCSBRK)"
     case tioccbrk = "ioctl(TIOCCBRK)"
+    /// The line-status ioctls, named apart so that a test can answer them as a UART's driver
+    /// would (on a pty they fail with `ENOTTY`).
+    case tiocsergetlsr = "ioctl(TIOCSERGETLSR)"
+    case tiocgicount = "ioctl(TIOCGICOUNT)"
 }
 
 /// A failed system call: which call, and the errno it gave.
@@ -50,7 +54,13 @@ public struct SyscallError: Error, Sendable, Equatable, CustomStringConvertible 
         self.errno = errno
     }
 
-    public var description: String { "\(call.rawValue): \(errno.description) (errno \(errno.rawValue))" }
+    /// For `EMFILE` and `ENFILE` it also names the limit that was hit and its value
+    /// (``DescriptorLimit``): every path that runs out of descriptors says what to raise.
+    public var description: String {
+        let base = "\(call.rawValue): \(errno.description) (errno \(errno.rawValue))"
+        guard let limit = DescriptorLimit.explanation(for: errno) else { return base }
+        return "\(base): \(limit)"
+    }
 }
 
 // The helpers below are `@inline(never)` so that nothing (ARC traffic, a retain/release that

@@ -115,6 +115,10 @@ public enum ComPortControl {
     public static let inboundFlowNone: UInt8 = 14
     public static let inboundFlowXonXoff: UInt8 = 15
     public static let inboundFlowHardware: UInt8 = 16
+    /// Flow control by DCD (outbound), DTR (inbound), DSR (outbound): no termios setting does these.
+    public static let flowDCD: UInt8 = 17
+    public static let inboundFlowDTR: UInt8 = 18
+    public static let flowDSR: UInt8 = 19
 }
 
 /// NOTIFY-MODEMSTATE's bits (RFC 2217): the lines in the high nibble, their changes in the low.

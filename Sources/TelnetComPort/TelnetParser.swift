@@ -28,7 +28,7 @@ public enum TelnetProtocolError: Error, Sendable, Equatable, CustomStringConvert
 
 /// Cuts the bytes a telnet client sends into data, negotiations and subnegotiations. Fed any
 /// split of the stream, it gives the same events (a command cut between two reads is finished by
-/// the next). Holds at most ``maxSubnegotiation`` bytes between calls: a subnegotiation that
+/// the next). Holds at most ``limit`` bytes between calls: a subnegotiation that
 /// never ends is an error, not a growing buffer. Commands other than negotiations and
 /// subnegotiations (NOP, AYT, GA, …) carry nothing this server acts on and are dropped.
 ///
@@ -36,6 +36,8 @@ public enum TelnetProtocolError: Error, Sendable, Equatable, CustomStringConvert
 public struct TelnetParser: Sendable {
     /// RFC 2217's longest subnegotiation is a signature; 256 bytes is room for any honest one.
     public static let maxSubnegotiation = 256
+    /// The longest subnegotiation this parser takes.
+    public let limit: Int
 
     private enum State: Sendable {
         case data
@@ -49,23 +51,49 @@ public struct TelnetParser: Sendable {
     private var state = State.data
     private var payload: [UInt8] = []
 
-    public init() {}
+    public init(limit: Int = TelnetParser.maxSubnegotiation) { self.limit = limit }
 
     /// The events in `bytes`, in order; throws once the stream cannot be a telnet stream (the
     /// parser is then of no further use).
-    public mutating func feed(_ bytes: some Sequence<UInt8>) throws(TelnetProtocolError) -> [TelnetEvent] {
+    public mutating func feed(_ bytes: [UInt8]) throws(TelnetProtocolError) -> [TelnetEvent] {
+        try feed(bytes[...])
+    }
+
+    /// The events in `bytes`, in order, as the array form above.
+    ///
+    /// Concrete, not generic over `Sequence`: this module is compiled apart from its callers, so
+    /// a generic body runs unspecialized, through witness tables for every byte. Data between
+    /// commands is found with one scan for the next IAC and copied as a run, not byte by byte.
+    public mutating func feed(_ bytes: ArraySlice<UInt8>) throws(TelnetProtocolError) -> [TelnetEvent] {
         var events: [TelnetEvent] = []
         var data: [UInt8] = []
         func flush() {
             if !data.isEmpty {
                 events.append(.data(data))
-                data.removeAll()
+                data = []
             }
         }
-        for byte in bytes {
+        var index = bytes.startIndex
+        while index < bytes.endIndex {
+            if case .data = state {
+                let end = bytes[index...].firstIndex(of: Telnet.iac) ?? bytes.endIndex
+                if data.isEmpty && index == bytes.startIndex && end == bytes.endIndex {
+                    data = Array(bytes)  // The common case: a read of data only, one copy.
+                } else {
+                    data.append(contentsOf: bytes[index..<end])
+                }
+                index = end
+                if index < bytes.endIndex {
+                    state = .command
+                    index += 1
+                }
+                continue
+            }
+            let byte = bytes[index]
+            index += 1
             switch state {
             case .data:
-                if byte == Telnet.iac { state = .command } else { data.append(byte) }
+                break  // Taken above.
             case .command:
                 state = .data
                 switch byte {
@@ -107,8 +135,8 @@ public struct TelnetParser: Sendable {
     }
 
     private mutating func append(_ byte: UInt8) throws(TelnetProtocolError) {
-        guard payload.count < Self.maxSubnegotiation else {
-            throw .subnegotiationTooLong(limit: Self.maxSubnegotiation)
+        guard payload.count < limit else {
+            throw .subnegotiationTooLong(limit: limit)
         }
         payload.append(byte)
     }

@@ -11,20 +11,28 @@ public struct TelnetServerStream: Sendable {
         case comPort(ComPortRequest)
     }
 
-    private var parser = TelnetParser()
+    private var parser: TelnetParser
     public private(set) var negotiation = TelnetNegotiation()
     /// Subnegotiations ignored: another option's, or a COM-PORT command that is not one.
     public private(set) var ignoredSubnegotiations = 0
 
-    public init() {}
+    /// `maxSubnegotiation`: the longest subnegotiation taken (``TelnetParser``).
+    public init(maxSubnegotiation: Int = TelnetParser.maxSubnegotiation) {
+        parser = TelnetParser(limit: maxSubnegotiation)
+    }
 
     /// The server's opening negotiation.
     public mutating func start() -> [UInt8] { negotiation.start() }
 
     /// What `bytes` hold for the caller; `reply` gets the negotiation answers due. Throws when
     /// the stream is no telnet stream (the connection is then closed).
+    public mutating func receive(_ bytes: [UInt8], reply: inout [UInt8]) throws(TelnetProtocolError) -> [Input] {
+        try receive(bytes[...], reply: &reply)
+    }
+
+    /// The same for a slice (concrete, not generic: see ``TelnetParser``).
     public mutating func receive(
-        _ bytes: some Sequence<UInt8>,
+        _ bytes: ArraySlice<UInt8>,
         reply: inout [UInt8]
     ) throws(TelnetProtocolError) -> [Input] {
         var inputs: [Input] = []

@@ -4,7 +4,7 @@ import ControlProtocol
 /// fixed head, then the request id's JSON (if any), then the bytes. One flat byte array, so
 /// queuing a record allocates nothing once the buffer has grown.
 ///
-/// Head (little-endian): timestamp µs (8), kind (1: 0 rx, 1 tx, 2 drop mark), has client (1),
+/// Head (little-endian): timestamp µs (8), kind (1: 0 rx, 1 tx, 2 drop mark, 3 control), has client (1),
 /// request id length (2), byte count (4), client id or dropped count (8).
 ///
 /// Threading: stateless. Any thread.
@@ -36,7 +36,7 @@ enum RecordHeader {
     ) {
         let start = buffer.count
         appendInteger(UInt64(bitPattern: timestampMicroseconds), bytes: 8, to: &buffer)
-        buffer.append(direction == .rx ? 0 : 1)
+        buffer.append(Self.kind(of: direction))
         buffer.append(client == nil ? 0 : 1)
         appendInteger(0, bytes: 2, to: &buffer)  // the request id's length, set below
         appendInteger(UInt64(bytes.count), bytes: 4, to: &buffer)
@@ -82,13 +82,21 @@ enum RecordHeader {
         let request = idLength > 0 ? RequestID(jsonText: buffer[idStart..<bytesStart]) : nil
         return Record(
             timestampMicroseconds: timestamp,
-            direction: kind == 0 ? .rx : .tx,
+            direction: kind == 0 ? .rx : kind == 1 ? .tx : .control,
             client: hasClient ? word : nil,
             request: request,
             bytes: UnsafeBufferPointer(rebasing: buffer[bytesStart..<end]),
             droppedCount: nil,
             end: end
         )
+    }
+
+    private static func kind(of direction: TrafficRecord.Direction) -> UInt8 {
+        switch direction {
+        case .rx: 0
+        case .tx: 1
+        case .control: 3
+        }
     }
 
     private static func appendInteger(_ value: UInt64, bytes: Int, to buffer: inout [UInt8]) {

@@ -42,7 +42,8 @@ extension RecordingEntry {
     ///
     /// `{"t_us":…,"dir":"tx","client":3,"request":7,"data_base64":"…"}`,
     /// `{"t_us":…,"dir":"rx","reply_to":12,"data_base64":"…"}` (no `reply_to`: unsolicited),
-    /// `{"t_us":…,"event":"unplug"}`, `{"t_us":…,"dropped_bytes":4096}`.
+    /// `{"t_us":…,"event":"unplug"}`, `{"t_us":…,"dropped_bytes":4096}`,
+    /// `{"t_us":…,"control":{"dtr":false},"client":3}`.
     package func line(replyToLine: Int?) -> [UInt8] {
         var object = JSONObject()
         object.append("t_us", .integer(timeMicroseconds))
@@ -60,6 +61,11 @@ extension RecordingEntry {
             object.append("event", .string(name))
         case .dropped(let count):
             object.append("dropped_bytes", .integer(count))
+        case .control(let control, let client):
+            var text: [UInt8] = []
+            control.appendJSON(to: &text)
+            if let value = try? JSONParser.parse(text) { object.append("control", value) }
+            if let client { object.append("client", .integer(Int64(clamping: client))) }
         }
         return Recording.line(object)
     }

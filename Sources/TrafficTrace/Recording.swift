@@ -1,3 +1,5 @@
+import ControlProtocol
+
 /// A recorded session with one accessory: what `accessoryctl record` writes and
 /// `accessory-sim --replay` plays back. The file format (JSON Lines, versioned) is described in
 /// docs/replay.md; ``RecordingDecoder`` reads it, ``Recording/headerLine()`` and
@@ -7,8 +9,10 @@
 package struct Recording: Sendable, Equatable {
     /// The value of the header's `format` key.
     package static let formatName = "accessoryd-recording"
-    /// The version this code writes and the only one it reads.
-    package static let version = 1
+    /// The version this code writes.
+    package static let version = 2
+    /// The versions it reads: 1 has no `control` records.
+    package static let readableVersions: ClosedRange<Int64> = 1...2
 
     /// The accessory's name in the daemon.
     package var device: String
@@ -52,6 +56,8 @@ package struct RecordingEntry: Sendable, Equatable {
         case event(String)
         /// The daemon had no room for this many bytes of traffic here.
         case dropped(Int64)
+        /// A `control` request of `client`'s set a modem line or sent a break (version 2).
+        case control(LineControl, client: UInt64?)
     }
 
     /// The events a recording may hold.
@@ -89,7 +95,7 @@ extension Recording {
             case .tx: current = index
             case .rx: entries[index].kind = .rx(replyTo: current)
             case .event(let name): if name != "open" { current = nil }
-            case .dropped: break
+            case .dropped, .control: break
             }
         }
     }

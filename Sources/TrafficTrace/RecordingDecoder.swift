@@ -46,6 +46,8 @@ package struct RecordingDecoder {
     /// and whether any `rx` record named the request it answers.
     private var txByRequest: [String: Int] = [:]
     private var traceNamesAnswers = false
+    /// The header's version.
+    private var version: Int64 = Int64(Recording.version)
 
     package init(limits: Limits = Limits()) { self.limits = limits }
 
@@ -101,12 +103,14 @@ package struct RecordingDecoder {
         guard let version = object["version"]?.int64Value else {
             throw RecordingError(line: lineNumber, "\"version\" must be an integer")
         }
-        guard version == Int64(Recording.version) else {
+        guard Recording.readableVersions.contains(version) else {
+            let versions = Recording.readableVersions
             throw RecordingError(
                 line: lineNumber,
-                "version \(version) is not supported (this program reads version \(Recording.version))"
+                "version \(version) is not supported (this program reads versions \(versions.lowerBound) to \(versions.upperBound))"
             )
         }
+        self.version = version
         guard let device = object["device"]?.stringValue else {
             throw RecordingError(line: lineNumber, "\"device\" must be a string")
         }
@@ -162,8 +166,26 @@ package struct RecordingDecoder {
                 throw RecordingError(line: lineNumber, "\"dropped_bytes\" must be a count")
             }
             kind = .dropped(count)
+        } else if let control = object["control"] {
+            guard version >= 2 else {
+                throw RecordingError(
+                    line: lineNumber,
+                    "a \"control\" record needs version 2 (the header says \(version))"
+                )
+            }
+            try checkKeys(object, allowed: ["t_us", "control", "client"])
+            let change: LineControl
+            do throws(MessageDecodingError) {
+                change = try LineControl(json: control)
+            } catch {
+                throw RecordingError(line: lineNumber, error.description)
+            }
+            kind = .control(change, client: try clientField(object))
         } else {
-            throw RecordingError(line: lineNumber, "a record needs \"dir\", \"event\" or \"dropped_bytes\"")
+            throw RecordingError(
+                line: lineNumber,
+                "a record needs \"dir\", \"event\", \"control\" or \"dropped_bytes\""
+            )
         }
         append(RecordingEntry(line: lineNumber, timeMicroseconds: time, kind: kind, bytes: bytes))
     }
@@ -204,9 +226,17 @@ package struct RecordingDecoder {
             kind = .tx(client: record.client, request: requestText)
             if requestText != nil { txByRequest[key] = recording.entries.count }
         case .rx:
-            // The daemon names the request that was waiting for its answer when it read the bytes.
+            // The daemon names the request that took the frames the bytes end.
             if requestText != nil { traceNamesAnswers = true }
             kind = .rx(replyTo: requestText == nil ? nil : txByRequest[key])
+        case .control:
+            guard let control = record.control else {
+                throw RecordingError(line: lineNumber, "not a traffic record: a control record without its change")
+            }
+            append(
+                RecordingEntry(line: lineNumber, timeMicroseconds: time, kind: .control(control, client: record.client))
+            )
+            return
         }
         try countData(record.bytes.count)
         append(RecordingEntry(line: lineNumber, timeMicroseconds: time, kind: kind, bytes: record.bytes))

@@ -48,7 +48,9 @@ package enum TraceLayout: String, Sendable, CaseIterable {
                 request.encodeJSON(into: &buffer)
             }
             buffer.append(contentsOf: ": ".utf8)
-            if self == .text {
+            if direction == .control, let control = LineControl(packed: bytes) {
+                buffer.append(contentsOf: "\(control)\n".utf8)
+            } else if self == .text {
                 TrafficText.escape(bytes, into: &buffer)
                 buffer.append(UInt8(ascii: "\n"))
             } else {

@@ -98,7 +98,7 @@ final class Daemon {
             descriptorStore: descriptorStore
         ) { level, message in log(level, message) }
         let handler = ClientCountingHandler(RegistryHandler(registry: registry), service: service)
-        registry.onStateChange = { [unowned registry] _ in service.accessoriesChanged(registry) }
+        registry.onStateChange = { [unowned registry] _ in service.accessoryStateChanged(registry) }
         TestHooks.install(on: deviceLoop, environment: environment, log: log)
         let server = ControlServer(
             loop: controlLoop,

@@ -32,6 +32,8 @@ final class ServiceManager: Sendable {
         var ready = false
         /// One log line for the first failed send, not one per watchdog ping.
         var reportedFailure = false
+        /// A recount of the accessories' states is queued on the device loop.
+        var recountQueued = false
     }
 
     /// Reads `NOTIFY_SOCKET` and the watchdog variables. A bad value is logged and that part is
@@ -168,6 +170,22 @@ final class ServiceManager: Sendable {
     func stopping() {
         state.withLock { $0.ready = false }
         send(.stopping + .status("stopping"))
+    }
+
+    /// An accessory's state changed: the states are counted once, before the device loop next
+    /// waits, however many changed in this turn. A start or a stop changes every accessory's
+    /// state in one turn, and a count per change made it n² (1,000 accessories: 170 ms of CPU to
+    /// start instead of a few). Device loop only.
+    func accessoryStateChanged(_ registry: AccessoryRegistry) {
+        let queue = state.withLock { s in
+            defer { s.recountQueued = true }
+            return !s.recountQueued
+        }
+        guard queue else { return }
+        registry.loop.perform { [self] in
+            state.withLock { $0.recountQueued = false }
+            accessoriesChanged(registry)
+        }
     }
 
     /// The accessories' states changed; `registry` is read here. Device loop only.

@@ -152,4 +152,82 @@ struct TrafficTests {
         #expect(status?["trace"]?["active"] == .bool(false))
         #expect(status?["last_error"]?.stringValue?.contains("symbolic link") == true)
     }
+
+    static func rxBytes(_ records: [TrafficRecord], request: RequestID?) -> String {
+        String(
+            decoding: records.filter { $0.direction == .rx && $0.request == request }.flatMap(\.bytes),
+            as: UTF8.self
+        )
+    }
+
+    @Test(
+        "one read carrying an unsolicited frame and an answer is traced frame by frame: the unsolicited one names no request"
+    )
+    func unsolicitedFrameInTheAnswersRead() throws {
+        let (sims, yaml) = Self.echo("    unsolicited: ['^RING$']")
+        let h = try CoreHarness(sims: sims, yaml: yaml)
+        #expect(h.waitReady("echo"))
+        let watcher = RecordingOrigin(clientID: 1)
+        h.request(
+            #"{"jsonrpc":"2.0","id":1,"method":"subscribe","params":{"device":"echo","events":["traffic"]}}"#,
+            from: watcher
+        )
+        #expect(watcher.response(1)?.value?["subscribed"] == .bool(true))
+        let client = RecordingOrigin(clientID: 7)
+        // The echo sends both lines back in one write: one read, two frames.
+        h.request(
+            #"{"jsonrpc":"2.0","id":10,"method":"transact","params":{"device":"echo","data":"RING\nhello"}}"#,
+            from: client
+        )
+        #expect(frameTexts(client.response(10)?.value) == ["hello"])
+        #expect(
+            Wait.until {
+                Self.records(watcher.notifications).filter { $0.direction == .rx }.flatMap(\.bytes).count >= 11
+            }
+        )
+        let records = Self.records(watcher.notifications)
+        #expect(Self.rxBytes(records, request: nil) == "RING\n")
+        #expect(Self.rxBytes(records, request: .int(10)) == "hello\n")
+        #expect(records.filter { $0.direction == .rx }.allSatisfy { $0.request == nil || $0.client == 7 })
+    }
+
+    @Test("the simulated modem's RING while a transact waits for its late answer is traced as unsolicited")
+    func modemRingDuringARequest() throws {
+        var sim = SimulatorConfiguration(name: "modem", personality: .atModem, terminator: .crlf)
+        sim.unsolicitedInterval = .milliseconds(40)
+        sim.faults = FaultSwitches(lateBy: .milliseconds(400))
+        let yaml = """
+            accessories:
+              - name: modem
+                path: {sim:modem}
+                framing: {type: line, delimiter: "\\r\\n", terminator: "\\r\\n"}
+                response: {until: '^(OK|ERROR)$', timeout_ms: 3000}
+                unsolicited: ['^RING$', '^\\+CMTI: .*']
+            """
+        let h = try CoreHarness(sims: ["modem": sim], yaml: yaml)
+        #expect(h.waitReady("modem"))
+        let watcher = RecordingOrigin(clientID: 1)
+        h.request(
+            #"{"jsonrpc":"2.0","id":1,"method":"subscribe","params":{"device":"modem","events":["traffic"]}}"#,
+            from: watcher
+        )
+        #expect(watcher.response(1)?.value?["subscribed"] == .bool(true))
+        let client = RecordingOrigin(clientID: 7)
+        h.request(
+            #"{"jsonrpc":"2.0","id":2,"method":"transact","params":{"device":"modem","data":"AT"}}"#,
+            from: client
+        )
+        #expect(frameTexts(client.response(2)?.value).last == "OK")
+        #expect(Wait.until { Self.rxBytes(Self.records(watcher.notifications), request: .int(2)).contains("OK") })
+        let records = Self.records(watcher.notifications)
+        let answered = Self.rxBytes(records, request: .int(2))
+        #expect(!answered.contains("RING") && !answered.contains("+CMTI"), "answered: \(answered.debugDescription)")
+        // The test means something only if unsolicited lines came while the request waited.
+        let sentAt = records.first { $0.direction == .tx }?.timestampMicroseconds ?? .max
+        let answeredAt = records.last { $0.direction == .rx && $0.request == .int(2) }?.timestampMicroseconds ?? .min
+        let meanwhile = records.filter {
+            $0.direction == .rx && $0.request == nil && (sentAt..<answeredAt).contains($0.timestampMicroseconds)
+        }
+        #expect(meanwhile.contains { String(decoding: $0.bytes, as: UTF8.self).contains("RING") })
+    }
 }

@@ -119,6 +119,18 @@ struct ConfigValueErrorTests {
                 "test.yaml:2: limits.idle_connection_timeout_ms: expected a positive integer (milliseconds, at most 86400000), got 0"
             ),
             (
+                "limits:\n  listener_max_connections: 0\n",
+                "test.yaml:2: limits.listener_max_connections: expected an integer from 1 to 1024, got 0"
+            ),
+            (
+                "limits:\n  listener_outbound_bytes: 100\n",
+                "test.yaml:2: limits.listener_outbound_bytes: expected a byte count from 4096 to 1073741824, got 100"
+            ),
+            (
+                "limits:\n  telnet_max_subnegotiation_bytes: 8\n",
+                "test.yaml:2: limits.telnet_max_subnegotiation_bytes: expected a byte count from 16 to 65536, got 8"
+            ),
+            (
                 "limits:\n  max_lease_ms: 1000\n  default_lease_ms: 5000\n",
                 "test.yaml:3: limits.default_lease_ms: the default lease (5000 ms) is longer than limits.max_lease_ms (1000 ms)"
             ),

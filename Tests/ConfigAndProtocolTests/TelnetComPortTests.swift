@@ -134,10 +134,54 @@ struct TelnetComPortTests {
         #expect(stream.ignoredSubnegotiations == 1)
     }
 
-    @Test("data toward the client: every 255 doubled")
+    @Test("data toward the client: every 255 doubled; without a 255 the same bytes")
     func encodeData() {
         var out: [UInt8] = [9]
         TelnetEncoder.data([1, 255, 2], into: &out)
         #expect(out == [9, 1, 255, 255, 2])
+        #expect(TelnetEncoder.escaped([255, 255, 7, 255]) == [255, 255, 255, 255, 7, 255, 255])
+        #expect(TelnetEncoder.escaped([1, 2, 3]) == [1, 2, 3])
+    }
+
+    @Test("runs of data between commands: the same events whether the stream comes whole or byte by byte")
+    func runsMatchByteByByte() throws {
+        // Streams of data runs, doubled IACs, negotiations, other commands and subnegotiations,
+        // drawn from a fixed generator (the same streams every run).
+        var state: UInt64 = 0x2217
+        func next(_ bound: Int) -> Int {
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            return Int((state >> 33) % UInt64(bound))
+        }
+        for _ in 0..<200 {
+            var stream: [UInt8] = []
+            for _ in 0..<next(12) {
+                switch next(5) {
+                case 0: stream += (0..<next(40)).map { _ in UInt8(next(255)) }
+                case 1: stream += [iac, iac]
+                case 2: stream += [iac, Telnet.will, UInt8(next(50))]
+                case 3: stream += [iac, 241]
+                default: stream += [iac, Telnet.sb, 44, UInt8(next(13))] + [iac, iac, 3] + [iac, Telnet.se]
+                }
+            }
+            var whole = TelnetParser()
+            var bytewise = TelnetParser()
+            let together = Self.joined(try whole.feed(stream))
+            var pieces: [TelnetEvent] = []
+            for byte in stream { pieces += try bytewise.feed([byte]) }
+            #expect(together == Self.joined(pieces), "\(stream)")
+        }
+    }
+
+    /// `events` with adjacent data joined (a split stream may cut one data run in two).
+    private static func joined(_ events: [TelnetEvent]) -> [TelnetEvent] {
+        var out: [TelnetEvent] = []
+        for event in events {
+            if case .data(let more) = event, case .data(let before)? = out.last {
+                out[out.count - 1] = .data(before + more)
+            } else {
+                out.append(event)
+            }
+        }
+        return out
     }
 }

@@ -48,6 +48,9 @@ struct AcceptFailureTests {
             #expect(spins <= 40, "the control loop woke \(spins) times for 3 retries")
             #expect(abs(h.server.statistics.acceptErrors - calls.value) <= 1)
             #expect(h.logs.contains(.error, "pausing new connections"))
+            // The log line names the limit that was hit and its value.
+            let soft = try #require(DescriptorLimit.current()).soft
+            #expect(h.logs.contains(.error, "file-descriptor limit is reached (RLIMIT_NOFILE \(soft)"))
 
             failing.mutate { $0 = false }
             let response = try #require(client.readResponse(seconds: 5))

@@ -88,6 +88,8 @@ struct LimitTests {
                 let response = try #require(refused.readResponse())
                 #expect(response.errorCode == ControlServer.tooManyClientsErrorCode)
                 #expect(response.error?.message.contains("too many clients") == true)
+                // The setting to raise, and its value.
+                #expect(response.error?.message.contains("(limits.max_clients 3)") == true)
                 #expect(refused.waitForClose())
             }
             #expect(h.server.statistics.rejectedOverLimit == 10)

@@ -19,6 +19,10 @@ struct ReservedConnectionTests {
             let refused = try h.client()
             let response = try #require(refused.readResponse())
             #expect(response.errorCode == ControlServer.tooManyClientsErrorCode)
+            #expect(
+                response.error?.message.contains("limits.max_clients 2 and limits.reserved_connections 2") == true,
+                "\(String(describing: response.error?.message))"
+            )
             #expect(refused.waitForClose())
             #expect(h.server.statistics.clients == 4)
         }
@@ -34,6 +38,8 @@ struct ReservedConnectionTests {
             let response = try #require(refused.readResponse())
             #expect(response.errorCode == ControlServer.tooManyClientsErrorCode)
             #expect(response.error?.data?["reason"] == "too_many_clients")
+            // Refused in the reserve it may not use: the ordinary limit is the one it hit.
+            #expect(response.error?.message.contains("(limits.max_clients 2)") == true)
             #expect(refused.waitForClose())
             #expect(h.server.statistics.acceptedInReserve == 0)
             #expect(h.server.statistics.rejectedOverLimit == 1)

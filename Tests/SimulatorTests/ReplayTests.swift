@@ -1,6 +1,8 @@
 import AccessoryTestSupport
+import IOLoop
 import Testing
 import TrafficTrace
+import Transports
 
 @testable import AccessorySimulator
 
@@ -136,5 +138,94 @@ import TrafficTrace
         }
         #expect(ledger.report.mismatched == 1)
         #expect(ledger.report.matched == 0)
+    }
+
+    /// DTR down, RTS down, a break, DTR up again, as `control` requests made them; and `AT`.
+    static let linesRecording = Recording(
+        device: "board",
+        entries: [
+            RecordingEntry(line: 2, timeMicroseconds: 0, kind: .control(.dtr(false), client: 1)),
+            RecordingEntry(line: 3, timeMicroseconds: 1_000, kind: .control(.rts(false), client: 1)),
+            RecordingEntry(line: 4, timeMicroseconds: 2_000, kind: .control(.breakSent(milliseconds: 20), client: 1)),
+            RecordingEntry(line: 5, timeMicroseconds: 3_000, kind: .control(.dtr(true), client: 1)),
+            RecordingEntry(line: 6, timeMicroseconds: 4_000, kind: .tx(client: 1, request: "1"), bytes: bytes("AT\r")),
+            RecordingEntry(line: 7, timeMicroseconds: 5_000, kind: .rx(replyTo: 4), bytes: bytes("\r\nOK\r\n")),
+        ]
+    )
+
+    /// What the program did to its lines, as the stand-in reports it.
+    enum LineEvent {
+        case lines(_ dtr: Bool, _ rts: Bool)
+        /// A break this many milliseconds long (its start and its end).
+        case breakOf(Int)
+    }
+
+    static func replayLines(_ events: [LineEvent], lenient: Bool = false) -> (ReplayReport, [String]) {
+        let messages = Shared<[String]>([])
+        let ledger = ReplayLedger { message in messages.mutate { $0.append(message) } }
+        var options = ReplayOptions()
+        options.lenient = lenient
+        let plan = ReplayPlan(recording: Self.linesRecording, options: options, file: "board.jsonl", ledger: ledger)
+        var responder = ReplayResponder(plan: plan, maxLength: 1024)
+        var now = LoopInstant(nanoseconds: 0)
+        for event in events {
+            now = now + .milliseconds(1)
+            switch event {
+            case .lines(let dtr, let rts): _ = responder.linesChanged(ModemLineReport(dtr: dtr, rts: rts), at: now)
+            case .breakOf(let ms):
+                _ = responder.breakChanged(LineBreakReport(on: true), at: now)
+                now = now + .milliseconds(ms)
+                _ = responder.breakChanged(LineBreakReport(on: false), at: now)
+            }
+        }
+        return (ledger.report, messages.value)
+    }
+
+    @Test func theProgramsLineChangesAreComparedWithTheRecordedOnes() {
+        // The report a port makes as it opens (both up) changes nothing; then the recorded four.
+        let (same, quiet) = Self.replayLines([
+            .lines(true, true), .lines(false, true), .lines(false, false), .breakOf(20), .lines(true, false),
+        ])
+        #expect(same.lineChangesMatched == 4)
+        #expect(same.mismatched == 0 && same.lineChangesMismatched == 0 && same.unperformedLineChanges.isEmpty)
+        #expect(quiet.isEmpty)
+
+        // RTS first instead of DTR: a mismatch naming the recorded line; the rest still lines up.
+        let (swapped, said) = Self.replayLines([
+            .lines(true, false), .lines(false, false), .breakOf(20), .lines(true, false),
+        ])
+        #expect(swapped.mismatched == 1 && swapped.lineChangesMismatched == 1 && swapped.lineChangesMatched == 3)
+        #expect(swapped.mismatches.first?.expectedLine == 2)
+        #expect(said.first?.contains("board.jsonl line 2") == true, "\(said)")
+
+        // One change never made, one more than recorded.
+        let (short, _) = Self.replayLines([.lines(false, true)])
+        #expect(short.unperformedLineChanges == [3, 4, 5])
+        let (long, _) = Self.replayLines([
+            .lines(false, true), .lines(false, false), .breakOf(20), .lines(true, false), .lines(true, true),
+        ])
+        #expect(long.mismatched == 1 && long.mismatches.first?.expectedLine == nil)
+        #expect(long.json().count > 0 && short.summaryLines().contains { $0.contains("line changes") })
+    }
+
+    @Test func theProgramsBreaksAreComparedWithTheRecordedOnes() {
+        // Within the tolerance (the larger of 50 ms and half the recorded length): a match.
+        let (near, _) = Self.replayLines([.lines(false, true), .lines(false, false), .breakOf(65), .lines(true, false)])
+        #expect(near.lineChangesMatched == 4 && near.mismatched == 0)
+
+        // Far longer than recorded: a mismatch naming the recorded break's line.
+        let (long, said) = Self.replayLines([
+            .lines(false, true), .lines(false, false), .breakOf(250), .lines(true, false),
+        ])
+        #expect(long.mismatched == 1 && long.mismatches.first?.expectedLine == 4, "\(long.mismatches)")
+        #expect(
+            said.first?.contains("a break of 250 ms differs from the recording; expected a break of 20 ms") == true,
+            "\(said)"
+        )
+
+        // No break: DTR going up is compared with the recorded break, and its own line is left.
+        let (none, _) = Self.replayLines([.lines(false, true), .lines(false, false), .lines(true, false)])
+        #expect(none.mismatched == 1 && none.mismatches.first?.expectedLine == 4)
+        #expect(none.unperformedLineChanges == [5])
     }
 }

@@ -19,6 +19,9 @@ struct RecordingFormatTests {
             RecordingEntry(timeMicroseconds: 1600, kind: .event("unplug")),
             RecordingEntry(timeMicroseconds: 1700, kind: .dropped(4096)),
             RecordingEntry(timeMicroseconds: 1800, kind: .tx(client: nil, request: "\"abc\""), bytes: []),
+            RecordingEntry(timeMicroseconds: 1900, kind: .control(.dtr(false), client: 3)),
+            RecordingEntry(timeMicroseconds: 1901, kind: .control(.rts(true), client: nil)),
+            RecordingEntry(timeMicroseconds: 1902, kind: .control(.breakSent(milliseconds: 250), client: 3)),
         ]
     )
 
@@ -45,9 +48,33 @@ struct RecordingFormatTests {
         for index in read.entries.indices { read.entries[index].line = 0 }
         #expect(read == Self.sample)
         #expect(
-            text.split(separator: "\n").first?.hasPrefix("{\"format\":\"accessoryd-recording\",\"version\":1") == true
+            text.split(separator: "\n").first?.hasPrefix("{\"format\":\"accessoryd-recording\",\"version\":2") == true
         )
         #expect(text.contains("\"reply_to\":3"))
+        #expect(text.contains(#"{"t_us":1900,"control":{"dtr":false},"client":3}"#))
+    }
+
+    @Test func aVersion1RecordingIsStillRead() throws {
+        let text =
+            #"{"format":"accessoryd-recording","version":1,"device":"m"}"# + "\n"
+            + #"{"t_us":0,"dir":"tx","data_base64":"QVQN"}"# + "\n"
+        #expect(try Self.decode(text).entries.count == 1)
+    }
+
+    @Test func aJSONLTraceFilesControlRecordsAreControlEntries() throws {
+        let trace = """
+            {"device":"m","timestamp":"x","timestamp_us":100,"direction":"control","client":2,"request":1,"control":{"rts":false}}
+            {"device":"m","timestamp":"x","timestamp_us":150,"direction":"control","client":2,"request":1,"control":{"break_ms":20}}
+
+            """
+        let read = try Self.decode(trace)
+        #expect(
+            read.entries.map(\.kind) == [
+                .control(.rts(false), client: 2), .control(.breakSent(milliseconds: 20), client: 2),
+            ]
+        )
+        let bad = #"{"device":"m","timestamp":"x","timestamp_us":1,"direction":"control","control":{"dtr":1}}"# + "\n"
+        #expect(Self.error(bad)?.message.contains("\"control\" must be") == true)
     }
 
     @Test func aJSONLTraceFileIsARecordingWithRepliesByOrder() throws {
@@ -88,9 +115,10 @@ struct RecordingFormatTests {
 
     @Test func hostileLinesAreErrorsNamingTheLine() {
         let header = #"{"format":"accessoryd-recording","version":1,"device":"m"}"#
+        let header2 = #"{"format":"accessoryd-recording","version":2,"device":"m"}"#
         let cases: [(String, Int, String)] = [
             ("", 0, "empty"),
-            (#"{"format":"accessoryd-recording","version":2,"device":"m"}"# + "\n", 1, "version 2 is not supported"),
+            (#"{"format":"accessoryd-recording","version":3,"device":"m"}"# + "\n", 1, "version 3 is not supported"),
             (#"{"format":"other","version":1}"# + "\n", 1, "not an accessoryd recording"),
             (header + "\n" + #"{"t_us":0,"dir":"tx","data_base64":"QVQ"#, 2, "truncated"),
             (header + "\n\u{01}\u{02}garbage\n", 2, "not a JSON object"),
@@ -106,6 +134,10 @@ struct RecordingFormatTests {
             (header + "\n" + #"{"t_us":0,"event":"open","x":1}"# + "\n", 2, "unknown key \"x\""),
             (header + "\n[1,2]\n", 2, "found an array"),
             (header + "\n" + #"{"t_us":0}"# + "\n", 2, "a record needs"),
+            (header + "\n" + #"{"t_us":0,"control":{"dtr":true}}"# + "\n", 2, "needs version 2"),
+            (header2 + "\n" + #"{"t_us":0,"control":{"dtr":true,"rts":true}}"# + "\n", 2, "\"control\" must be"),
+            (header2 + "\n" + #"{"t_us":0,"control":{"break_ms":-1}}"# + "\n", 2, "\"control\" must be"),
+            (header2 + "\n" + #"{"t_us":0,"control":{"dtr":true},"data_base64":""}"# + "\n", 2, "unknown key"),
         ]
         for (text, line, fragment) in cases {
             let error = Self.error(text)

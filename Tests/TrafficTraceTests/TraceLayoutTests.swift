@@ -44,6 +44,32 @@ struct TraceLayoutTests {
         )
     }
 
+    @Test("control records: the change in words in text and hexdump, a control object in jsonl that reads back")
+    func controlRecords() throws {
+        let dtr = LineControl.dtr(false).packed
+        #expect(
+            format(.text, .control, dtr, client: 3, request: .int(9))
+                == "2023-11-14T22:13:20.123456Z control client 3 request 9: dtr off\n"
+        )
+        #expect(
+            format(.hexdump, .control, LineControl.breakSent(milliseconds: 250).packed, client: 3)
+                == "2023-11-14T22:13:20.123456Z control client 3: break 250 ms\n"
+        )
+        let line = format(.jsonl, .control, LineControl.rts(true).packed, client: 3, request: .int(9))
+        #expect(line.contains(#""direction":"control","client":3,"request":9,"control":{"rts":true}}"#), "\(line)")
+        #expect(!line.contains("data_base64"))
+        let record = try TrafficRecord(json: JSONParser.parse(Array(line.utf8.dropLast())))
+        #expect(record.control == .rts(true) && record.client == 3 && record.request == .int(9))
+        for change in [
+            LineControl.dtr(true), .rts(false), .breakSent(milliseconds: 0), .breakSent(milliseconds: 1 << 40),
+        ] {
+            #expect(LineControl(packed: change.packed) == change)
+        }
+        #expect(
+            LineControl(packed: [0, 2]) == nil && LineControl(packed: [7]) == nil && LineControl(packed: []) == nil
+        )
+    }
+
     @Test("text: one line a record, with who sent it; escapes give back every byte")
     func textLines() {
         #expect(

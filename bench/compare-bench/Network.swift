@@ -94,7 +94,16 @@ struct TelnetWire: Wire {
     static let greeting: [UInt8] = [255, 251, 0, 255, 253, 0, 255, 251, 44]
 
     func request(id: Int, payload: [UInt8]) -> [UInt8] {
-        payload.flatMap { $0 == TelnetDecoder.iac ? [$0, $0] : [$0] } + [0x0A]
+        // A loop, not `flatMap` to one-byte arrays: an allocation per byte would make this client,
+        // not the server it measures, the limit of RFC 2217 streaming.
+        var out: [UInt8] = []
+        out.reserveCapacity(payload.count + 1)
+        for byte in payload {
+            out.append(byte)
+            if byte == TelnetDecoder.iac { out.append(byte) }
+        }
+        out.append(0x0A)
+        return out
     }
     func reply(_ line: ArraySlice<UInt8>) throws -> Reply? { Reply(id: nil, payload: line) }
     func streamRequest(id: Int, payloads: [[UInt8]]) -> [UInt8] { payloads.flatMap { request(id: id, payload: $0) } }

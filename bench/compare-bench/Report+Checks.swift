@@ -50,6 +50,15 @@ extension Report {
                 if let ser2net = [rate(.ser2net), rate(.ser2netDefault)].compactMap({ $0 }).max() {
                     check(daemon > ser2net, "streaming, \(result.label): above ser2net's best \(format(ser2net)) MB/s")
                 }
+                if result.raw, let socat = streaming.first(where: { $0.kind == .socat }),
+                    socat.rates.count == result.rates.count
+                {
+                    let lowest = zip(result.rates, socat.rates).map { $0 / $1 }.min() ?? 0
+                    check(
+                        lowest >= 1,
+                        "streaming, \(result.label): at or above socat in every round (lowest ratio \(format(lowest, 2))×)"
+                    )
+                }
             }
             if let daemon = cpu(kind), let socat = cpu(.socat) {
                 check(

@@ -98,13 +98,22 @@ struct Report {
         guard let direct = streaming.first(where: { $0.kind == .direct }) else { return [] }
         var lines = [
             "",
-            "### Streaming (256-B lines sent back to back in 4 KiB batches, 16 KiB in flight; accessoryd: one `write` request a batch and `device.data` back, or raw after `attach`)",
+            "### Streaming (256-B lines sent back to back in 4 KiB batches, 16 KiB in flight; accessoryd: one `write` request a batch and `device.data` back, or raw after `attach`; median of \(direct.rates.count) interleaved rounds)",
             "",
-            "| target | MB/s | of direct |", "|---|---:|---:|",
+            "| target | MB/s | min–max | of direct |", "|---|---:|---:|---:|",
         ]
         for result in streaming {
             let share = result.megabytesPerSecond / direct.megabytesPerSecond * 100
-            lines.append(row([result.label, format(result.megabytesPerSecond), format(share, 0) + " %"]))
+            let median = format(result.megabytesPerSecond)
+            lines.append(row([result.label, median, result.spread, format(share, 0) + " %"]))
+        }
+        if let socat = streaming.first(where: { $0.kind == .socat }) {
+            for result in streaming
+            where result.kind.isAccessoryd && result.raw && result.rates.count == socat.rates.count {
+                let ratios = zip(result.rates, socat.rates).map { format($0 / $1, 2) + "×" }
+                lines.append("")
+                lines.append("\(result.label) ÷ socat, round by round: \(ratios.joined(separator: ", ")).")
+            }
         }
         return lines
     }

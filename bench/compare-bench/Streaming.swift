@@ -1,19 +1,24 @@
 import Glibc
 
-/// Streaming throughput: lines sent back to back (no waiting for each echo) while the echoes are read.
+/// Streaming throughput: lines sent back to back (no waiting for each echo) while the echoes are
+/// read; one rate per round, the rounds interleaved with the other targets' (one target at a
+/// time, in a rotating order), so that a busy moment of the shared machine falls on one round of
+/// each, not on one target's only measurement.
 ///
 /// Threading: main thread.
 struct StreamingResult {
     let kind: TargetKind
     /// accessoryd's raw mode (`attach`), rather than `write` requests and `device.data`.
     let raw: Bool
-    let bytes: Int
-    let elapsedNanoseconds: UInt64
+    /// MB/s in each round, in round order.
+    var rates: [Double]
     var label: String {
         guard kind.isAccessoryd else { return kind.rawValue }
         return kind.rawValue + (raw ? " (`attach`, raw)" : " (`write` + `device.data`)")
     }
-    var megabytesPerSecond: Double { Double(bytes) / 1e6 / (Double(elapsedNanoseconds) / 1e9) }
+    /// The median of the rounds.
+    var megabytesPerSecond: Double { rates.sorted()[rates.count / 2] }
+    var spread: String { "\(format(rates.min() ?? 0))–\(format(rates.max() ?? 0))" }
 }
 
 /// Streams `total` payload bytes in `size`-byte lines through `target`, keeping at most `window`
@@ -91,10 +96,6 @@ func measureStreaming(
             }
         }
     }
-    return StreamingResult(
-        kind: target.kind,
-        raw: raw,
-        bytes: received,
-        elapsedNanoseconds: Clock.nanoseconds() - start
-    )
+    let seconds = Double(Clock.nanoseconds() - start) / 1e9
+    return StreamingResult(kind: target.kind, raw: raw, rates: [Double(received) / 1e6 / seconds])
 }

@@ -37,16 +37,32 @@ func run(_ options: Options) throws {
     report.latency = try measureLatency(targets, size: 16, options: options)
     report.latency += try measureLatency(targets, size: 256, options: options)
     // Streaming before the K-client runs: those leave ser2net's connection to its device stuck.
-    progress("streaming")
-    for target in targets {
-        for raw in target.kind.isAccessoryd ? [false, true] : [false] {
+    progress("streaming, \(options.rounds) interleaved rounds")
+    let paths = targets.flatMap { target in (target.kind.isAccessoryd ? [false, true] : [false]).map { (target, $0) } }
+    var failed = Set<Int>()
+    for round in 0..<options.rounds {
+        // A rotating order, so that no path always runs first (or right after the same one).
+        for step in paths.indices {
+            let index = (step + round) % paths.count
+            guard !failed.contains(index) else { continue }
+            let (target, raw) = paths[index]
             do {
-                report.streaming.append(try measureStreaming(target, raw: raw, total: options.streamBytes))
+                let result = try measureStreaming(target, raw: raw, total: options.streamBytes)
+                if let known = report.streaming.firstIndex(where: { $0.kind == target.kind && $0.raw == raw }) {
+                    report.streaming[known].rates += result.rates
+                } else {
+                    report.streaming.append(result)
+                }
             } catch {
+                failed.insert(index)
                 report.notes.append("Streaming through \(target.kind.rawValue) failed: \(error).")
             }
         }
     }
+    func position(_ result: StreamingResult) -> Int {
+        paths.firstIndex { $0.0.kind == result.kind && $0.1 == result.raw } ?? paths.count
+    }
+    report.streaming.sort { position($0) < position($1) }
     for k in options.clients {
         progress("\(k) concurrent clients")
         // A TCP listener serves one raw session at a time: no concurrent clients.

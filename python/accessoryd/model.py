@@ -190,20 +190,23 @@ class StateEvent:
 @dataclass(frozen=True)
 class TrafficEvent:
     """``device.traffic``: bytes that went to (``tx``) or came from (``rx``) the accessory, as
-    they crossed the wire (subscribed to by name: ``events=["traffic"]``)."""
+    they crossed the wire, or a modem line set or break sent by a ``control`` request
+    (``control``) (subscribed to by name: ``events=["traffic"]``)."""
 
     device: str
-    #: ``"rx"`` (from the device) or ``"tx"`` (to it).
+    #: ``"rx"`` (from the device), ``"tx"`` (to it) or ``"control"`` (``data`` is empty).
     direction: str
     data: bytes
     #: Wall-clock time, ISO 8601 UTC with microseconds, and the same in microseconds since 1970.
     timestamp: str
     timestamp_us: int
-    #: For ``tx``: the daemon's number for the client whose request wrote the bytes, and that
-    #: request's id; for ``rx``: those of the ``transact`` or ``read`` that was waiting for its
-    #: answer when the daemon read them, if one was.
+    #: For ``tx`` and ``control``: the daemon's number for the client whose request wrote the
+    #: bytes or set the line, and that request's id; for ``rx``: those of the ``transact`` or
+    #: ``read`` that took the frame the bytes end, if one did.
     client: Optional[int] = None
     request: Optional[Union[int, str]] = None
+    #: For ``control``: ``{"dtr": bool}``, ``{"rts": bool}`` or ``{"break_ms": int}``.
+    control: Optional[Dict[str, Any]] = None
 
 
 @dataclass(frozen=True)
@@ -230,14 +233,19 @@ def event_from_notification(method: str, params: Dict[str, Any]) -> Event:
     if method == "device.state":
         return StateEvent(_str(params, "device"), _str(params, "state"), str(params.get("reason") or ""))
     if method == "device.traffic":
+        direction = _str(params, "direction")
+        control = params.get("control")
+        if direction == "control" and not isinstance(control, dict):
+            raise ProtocolError(f"expected a 'control' object in {params!r}")
         return TrafficEvent(
             device=_str(params, "device"),
-            direction=_str(params, "direction"),
-            data=Frame.from_json(params).data,
+            direction=direction,
+            data=b"" if direction == "control" else Frame.from_json(params).data,
             timestamp=_str(params, "timestamp"),
             timestamp_us=_int(params, "timestamp_us"),
             client=_optional_int(params, "client"),
             request=params.get("request"),
+            control=control if direction == "control" else None,
         )
     return Notification(method, params)
 

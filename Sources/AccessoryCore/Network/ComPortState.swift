@@ -57,6 +57,15 @@ struct ComPortState: Sendable, Equatable {
         ][code]
     }
 
+    /// SET-CONTROL's inbound flow-control code for `flow` (the same termios setting), and back.
+    static func inboundFlowCode(_ flow: SerialSettings.FlowControl) -> UInt8 {
+        flowCode(flow) + ComPortControl.requestInboundFlow
+    }
+
+    static func flow(inboundCode code: UInt8) -> SerialSettings.FlowControl? {
+        code > ComPortControl.requestInboundFlow ? flow(code: code - ComPortControl.requestInboundFlow) : nil
+    }
+
     /// NOTIFY-MODEMSTATE's line bits for `lines`.
     static func modemBits(_ lines: ModemLines) -> UInt8 {
         var bits: UInt8 = 0

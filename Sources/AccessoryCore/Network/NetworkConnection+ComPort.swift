@@ -39,8 +39,7 @@ extension NetworkConnection {
         case .setControl(let value):
             setControl(value)
         case .notifyLineState:
-            // A pty or a UART driver reports no line state through termios: both registers empty.
-            send(ComPortReply.byte(Code.notifyLineState, 0x60))
+            send(ComPortReply.byte(Code.notifyLineState, currentLineState()))
         case .notifyModemState:
             send(ComPortReply.byte(Code.notifyModemState, currentModemState(sinceLast: false)))
         case .flowControlSuspend:
@@ -52,6 +51,11 @@ extension NetworkConnection {
             updateInterest()
         case .setLineStateMask(let mask):
             port.lineStateMask = mask
+            // A new mask, a new baseline: only changes from now on are told. The baseline is
+            // read before the answer goes out, so a change the client makes after the answer
+            // is one.
+            stopLineStatePoll()
+            startLineStatePollIfAsked()
             send(ComPortReply.byte(Code.setLineStateMask, mask))
         case .setModemStateMask(let mask):
             port.modemStateMask = mask
@@ -117,14 +121,20 @@ extension NetworkConnection {
     private func setControl(_ value: UInt8) {
         typealias C = ComPortControl
         switch value {
-        case C.requestFlow, 17, 18, 19:
+        // One termios setting covers both directions (CRTSCTS; IXON with IXOFF), so an inbound
+        // setting is applied as the outbound one is, and each direction's answer is that setting.
+        // DCD, DTR and DSR flow control have no termios setting: answered with the one in force
+        // for their direction (what RFC 2217 has a server do with a value it cannot apply).
+        case C.requestFlow, C.flowDCD, C.flowDSR:
             send(ComPortReply.byte(Code.setControl, ComPortState.flowCode(effectiveLine.flowControl)))
         case C.flowNone, C.flowXonXoff, C.flowHardware:
             if let flow = ComPortState.flow(code: value) { changeLine { $0.flowControl = flow } }
             send(ComPortReply.byte(Code.setControl, ComPortState.flowCode(effectiveLine.flowControl)))
-        case C.requestInboundFlow, C.inboundFlowNone, C.inboundFlowXonXoff, C.inboundFlowHardware:
-            // One termios setting covers both directions: the inbound one is the outbound one.
-            send(ComPortReply.byte(Code.setControl, ComPortState.flowCode(effectiveLine.flowControl) + 13))
+        case C.requestInboundFlow, C.inboundFlowDTR:
+            send(ComPortReply.byte(Code.setControl, ComPortState.inboundFlowCode(effectiveLine.flowControl)))
+        case C.inboundFlowNone, C.inboundFlowXonXoff, C.inboundFlowHardware:
+            if let flow = ComPortState.flow(inboundCode: value) { changeLine { $0.flowControl = flow } }
+            send(ComPortReply.byte(Code.setControl, ComPortState.inboundFlowCode(effectiveLine.flowControl)))
         case C.requestBreak:
             send(ComPortReply.byte(Code.setControl, port.breakOn ? C.breakOn : C.breakOff))
         case C.breakOn, C.breakOff:

@@ -57,10 +57,7 @@ extension NetworkConnection: RequestOrigin {
         loop.assertInLoop()
         guard !isClosed, case .attached = session else { return }
         counters.bytesFromDevice += UInt64(line.count)
-        guard telnet != nil else { return send(line) }
-        var escaped: [UInt8] = []
-        TelnetEncoder.data(line, into: &escaped)
-        send(escaped)
+        send(telnet == nil ? line : TelnetEncoder.escaped(line))
     }
 
     func beginRaw(input: @escaping @Sendable ([UInt8]) -> Void) {
@@ -74,6 +71,7 @@ extension NetworkConnection: RequestOrigin {
         // After a replug, the line gets the client's settings again.
         reapplyLine()
         startModemPollIfAsked()
+        startLineStatePollIfAsked()
         if !pending.isEmpty {
             counters.bytesToDevice += UInt64(pending.count)
             input(pending)
@@ -101,6 +99,7 @@ extension NetworkConnection: RequestOrigin {
             session = .detached
             inputPaused = false
             stopModemPoll()
+            stopLineStatePoll()
             registry?.log(.info, "\(description): \(accessoryName) went away; the connection waits for it (\(reason))")
             updateInterest()
         }

@@ -40,7 +40,7 @@ final class NetworkConnection: @unchecked Sendable {
     private var source: FDSource?
     /// Telnet and COM-PORT-OPTION (`rfc2217`), nil for `raw`.
     var telnet: TelnetServerStream?
-    /// Bytes for the client not yet written (bounded by ``outputLimit``).
+    /// Bytes for the client not yet written (bounded by `limits.listener_outbound_bytes`).
     private var output: [UInt8] = []
     private(set) var isClosed = false
     var session = Session.detached
@@ -62,6 +62,12 @@ final class NetworkConnection: @unchecked Sendable {
     var modemPoll: LinePoll?
     /// The modem state last reported to the client.
     var lastModemState: UInt8?
+    /// Reads the line state while the client's line-state mask asks for some bit.
+    var lineStatePoll: LoopTimer?
+    /// The line state at the last reading, and the driver's counters then (the next reading's
+    /// events are counted from them).
+    var lastLineState: UInt8?
+    var lastLineCounts: Termios.InterruptCounts?
 
     /// What the connection holds of the accessory. A value. Device loop only.
     enum Session {
@@ -83,9 +89,9 @@ final class NetworkConnection: @unchecked Sendable {
 
     /// The most read from the client per readiness event.
     static let readChunk = 4_096
-    /// What may wait for a client that does not read before it is disconnected: at serial
-    /// speeds, many seconds of the device's output.
-    static let outputLimit = 1 << 20
+    /// What may wait for a client that does not read before it is disconnected
+    /// (`limits.listener_outbound_bytes`): at serial speeds, many seconds of the device's output.
+    let outputLimit: Int
     /// What the client may send before its `attach` is answered.
     static let pendingLimit = 64 << 10
 
@@ -111,7 +117,10 @@ final class NetworkConnection: @unchecked Sendable {
         self.registry = registry
         let fd = socket.rawValue
         self.socket = consume socket
-        if settings.kind == .rfc2217 { telnet = TelnetServerStream() }
+        self.outputLimit = registry.limits.listenerOutboundBytes
+        if settings.kind == .rfc2217 {
+            telnet = TelnetServerStream(maxSubnegotiation: registry.limits.telnetMaxSubnegotiationBytes)
+        }
         source = try loop.addSource(fd: fd, interest: .readable) { [weak self] events in self?.socketEvent(events) }
     }
 
@@ -140,6 +149,7 @@ final class NetworkConnection: @unchecked Sendable {
         isClosed = true
         session = .detached
         stopModemPoll()
+        stopLineStatePoll()
         source?.cancel()
         source = nil
         registry?.releaseEverything(of: self)
@@ -179,6 +189,9 @@ final class NetworkConnection: @unchecked Sendable {
         do { inputs = try t.receive(bytes, reply: &reply) } catch {
             telnet = t
             counters.protocolErrors += 1
+            if case .subnegotiationTooLong = error {
+                return close(reason: "protocol error: \(error) (limits.telnet_max_subnegotiation_bytes)")
+            }
             return close(reason: "protocol error: \(error)")
         }
         telnet = t
@@ -204,9 +217,12 @@ final class NetworkConnection: @unchecked Sendable {
     func send(_ bytes: [UInt8]) {
         guard !bytes.isEmpty, !isClosed else { return }
         output.append(contentsOf: bytes)
-        if output.count > Self.outputLimit {
+        if output.count > outputLimit {
             counters.droppedBytes += UInt64(output.count)
-            return close(reason: "the client read nothing while \(Self.outputLimit) bytes waited for it")
+            return close(
+                reason:
+                    "the client read nothing while \(outputLimit) bytes waited for it (limits.listener_outbound_bytes)"
+            )
         }
         flush()
     }

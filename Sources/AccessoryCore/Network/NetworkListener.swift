@@ -9,8 +9,9 @@ import SystemCalls
 /// makes each a ``NetworkConnection``.
 ///
 /// Whose: a TCP connection carries no credentials, so the owner of the peer's socket is asked
-/// of the kernel (``SocketDiagnostics``), and that uid's groups of the user database. A peer
-/// whose owner cannot be found (it closed meanwhile) is refused, and said in the log.
+/// of the kernel without blocking the loop (``PeerLookup``), and that uid's groups of the user
+/// database. A peer whose owner cannot be found (it closed meanwhile, the kernel did not answer
+/// within ``peerLookupDeadline``) is refused, and said in the log.
 ///
 /// Device loop only.
 final class NetworkListener {
@@ -21,13 +22,14 @@ final class NetworkListener {
     private var socket: OwnedFD?
     private var source: FDSource?
     private(set) var connections: [NetworkConnection] = []
+    /// Accepted connections whose owner is being looked up (they count against the limit).
+    private(set) var lookups: [PeerLookup] = []
+    /// How long a lookup may wait for the kernel (its answer is normally there at once).
+    var peerLookupDeadline: Duration = .milliseconds(200)
     private(set) var counters = ListenerStatus.Counters()
     /// Makes client ids (the set's, shared by its listeners).
     let nextClientID: () -> UInt64
 
-    /// Connections at once per listener: one holds the session, the others are told so and
-    /// closed, so a few suffice; more are refused without a word.
-    static let maxConnections = 8
     /// Accepted per readiness event, so that a flood of connections cannot hold the loop.
     static let acceptBatch = 16
 
@@ -66,6 +68,11 @@ final class NetworkListener {
         socket.take()?.close()
         for c in connections { c.close(reason: reason) }
         connections = []
+        for l in lookups {
+            l.cancel()
+            l.client.take()?.close()
+        }
+        lookups = []
     }
 
     /// The accessory's state changed. Device loop.
@@ -83,39 +90,67 @@ final class NetworkListener {
                 return
             }
             guard let client = accepted else { return }
-            admit(client)
+            lookUpOwner(client)
         }
     }
 
-    private func admit(_ client: consuming OwnedFD) {
+    private func lookUpOwner(_ client: consuming OwnedFD) {
         let where_ = "listener \(settings.listen) of \(accessoryName)"
-        guard connections.count < Self.maxConnections else {
+        let most = registry.limits.listenerMaxConnections
+        guard connections.count + lookups.count < most else {
             counters.refusedFull += 1
-            registry.log(.warning, "\(where_): refused a connection: \(Self.maxConnections) are open")
+            registry.log(
+                .warning,
+                "\(where_): refused a connection: \(most) are open (limits.listener_max_connections)"
+            )
             return client.close()
         }
         let local: InetEndpoint
         let remote: InetEndpoint
-        let owner: uid_t?
         do {
             local = try InetSocket.localEnd(client.rawValue)
             remote = try InetSocket.remoteEnd(client.rawValue)
-            // The peer's socket: its own end is our remote one.
-            owner = try SocketDiagnostics.ownerUID(local: remote, remote: local)
         } catch {
             counters.refusedUnknown += 1
             registry.log(.warning, "\(where_): refused a connection: its owner cannot be looked up: \(error)")
             return client.close()
         }
-        guard let uid = owner else {
+        let lookup = PeerLookup(client: client, local: local, remote: remote)
+        lookups.append(lookup)
+        lookup.begin(on: loop, deadline: peerLookupDeadline) { [weak self] l, outcome in self?.lookupEnded(l, outcome) }
+    }
+
+    /// The owner is known (or cannot be): the connection is refused, or checked against `access:`.
+    private func lookupEnded(_ lookup: PeerLookup, _ outcome: PeerLookup.Outcome) {
+        lookups.removeAll { $0 === lookup }
+        guard let client = lookup.client.take() else { return }
+        let where_ = "listener \(settings.listen) of \(accessoryName)"
+        let remote = lookup.remote
+        switch outcome {
+        case .failed(let why):
+            counters.refusedUnknown += 1
+            registry.log(
+                .warning,
+                "\(where_): refused the connection from \(remote): its owner cannot be looked up: \(why)"
+            )
+            client.close()
+        case .noSocket:
             counters.refusedUnknown += 1
             registry.log(
                 .warning,
                 "\(where_): refused the connection from \(remote): the kernel knows no local socket at that end "
                     + "(gone already, or not this host's), so whose it is cannot be told"
             )
-            return client.close()
+            client.close()
+        case .owner(let uid):
+            admit(client, uid: uid, remote: remote)
         }
+    }
+
+    /// A connection whose owner is `uid`: checked against the accessory's `access:`, then made a
+    /// ``NetworkConnection``.
+    private func admit(_ client: consuming OwnedFD, uid: uid_t, remote: InetEndpoint) {
+        let where_ = "listener \(settings.listen) of \(accessoryName)"
         let found = try? UserDatabase.groups(ofUser: uid)
         // A uid without an entry has no groups: only a rule naming the uid can let it in.
         let gid = found?.primary ?? gid_t.max

@@ -102,6 +102,22 @@ extern const unsigned long CAS_TCSBRK;
 extern const unsigned long CAS_TCFLSH;
 extern const unsigned long CAS_FIONREAD;
 extern const unsigned long CAS_TIOCOUTQ;
+extern const unsigned long CAS_TIOCSERGETLSR;
+extern const int CAS_TIOCSER_TEMT;
+
+/// A serial driver's interrupt counters (`TIOCGICOUNT`'s `struct serial_icounter_struct`): the
+/// fields read.
+typedef struct {
+    int rx;
+    int frame;
+    int parity;
+    int overrun;
+    int buf_overrun;
+    int brk;
+} cas_icount;
+
+/// `ioctl(fd, TIOCGICOUNT)`, the counters copied to `out`; -1 with errno on failure.
+int cas_tiocgicount(int fd, cas_icount *out);
 extern const int CAS_TIOCM_DTR;
 extern const int CAS_TIOCM_RTS;
 extern const int CAS_TIOCM_CTS;

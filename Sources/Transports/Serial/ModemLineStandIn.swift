@@ -11,6 +11,8 @@ public protocol ModemLineStandIn: AnyObject {
     var lines: ModemLines { get }
     /// Asserts or de-asserts `lines` (DTR and/or RTS).
     func set(_ lines: ModemLines, asserted: Bool) throws(TransportError)
+    /// Starts (`true`) or ends the break condition: a pty accepts `TIOCSBRK` and ignores it.
+    func setBreak(_ on: Bool) throws(TransportError)
 }
 
 /// The pty stand-in for the modem lines of a simulated accessory: it keeps the DTR and RTS a
@@ -45,14 +47,22 @@ public final class SocketLineStandIn: ModemLineStandIn {
         try report()
     }
 
+    public func setBreak(_ on: Bool) throws(TransportError) {
+        try send(LineBreakReport(on: on).encoded, what: "the break condition")
+    }
+
     /// Sends the current state (also what a port does right after opening).
     public func report() throws(TransportError) {
+        try send(ModemLineReport(lines).encoded, what: "the modem lines")
+    }
+
+    private func send(_ datagram: [UInt8], what: String) throws(TransportError) {
         do throws(SyscallError) {
-            if case .wouldBlock = try Socket.sendTo(socket.rawValue, ModemLineReport(lines).encoded, .path(path)) {
+            if case .wouldBlock = try Socket.sendTo(socket.rawValue, datagram, .path(path)) {
                 throw SyscallError(.sendto, .resourceTemporarilyUnavailable)
             }
         } catch {
-            throw .system(context: "cannot report the modem lines to the simulator at \(path)", error)
+            throw .system(context: "cannot report \(what) to the simulator at \(path)", error)
         }
     }
 }

@@ -56,30 +56,27 @@ extension SerialPort {
         completion: @escaping (Result<ControlOutcome, TransportError>) -> Void
     ) {
         let first: Result<ControlOutcome, TransportError> = Result { () throws(TransportError) in
-            let fd = try openDescriptor()
-            return try control("start a break") { () throws(SyscallError) in try Termios.setBreak(fd, on: true) }
+            try setBreakCondition(true)
         }
         guard case .success(.done) = first else { return later(first, completion) }
         scheduler.scheduleTimer(after: duration) { [self] in
-            completion(
-                Result { () throws(TransportError) in
-                    let fd = try openDescriptor()
-                    return try control("end a break") { () throws(SyscallError) in
-                        try Termios.setBreak(fd, on: false)
-                    }
-                }
-            )
+            completion(Result { () throws(TransportError) in try setBreakCondition(false) })
         }
     }
 
     /// Starts (`true`) or ends the break condition, for as long as the caller says (RFC 2217's
-    /// BREAK on and off: the client times it). Loop thread only.
+    /// BREAK on and off: the client times it). A device with a modem-line stand-in (a pty) also
+    /// reports it there. Loop thread only.
     @discardableResult
     public func setBreakCondition(_ on: Bool) throws(TransportError) -> ControlOutcome {
         let fd = try openDescriptor()
-        return try control(on ? "start a break" : "end a break") { () throws(SyscallError) in
+        let outcome = try control(on ? "start a break" : "end a break") { () throws(SyscallError) in
             try Termios.setBreak(fd, on: on)
         }
+        // A pty takes the ioctl and does nothing: its stand-in reports the break instead.
+        guard let standIn = modemLineStandIn else { return outcome }
+        try standIn.setBreak(on)
+        return .done
     }
 
     /// Discards data received but not read (`.input`), written but not transmitted (`.output`;

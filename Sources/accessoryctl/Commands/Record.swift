@@ -16,8 +16,8 @@ struct Record: AsyncParsableCommand {
         abstract: "Record an accessory's traffic to a file that accessory-sim --replay plays back.",
         discussion: """
             Subscribes to DEVICE's traffic (device.traffic) and state changes and writes each \
-            request, each read from the device (with the request it answers) and each open or \
-            unplug to FILE as a versioned JSON Lines recording (docs/replay.md), until Ctrl-C or \
+            request, each read from the device (with the request it answers), each DTR/RTS set \
+            and break a control request made, and each open or unplug to FILE as a versioned JSON Lines recording (docs/replay.md), until Ctrl-C or \
             SIGTERM (exit 0), --count records, or --duration. FILE is replaced, mode 0600. \
             --redact REGEX (repeatable) masks every matching byte with '*' in both directions \
             before it is written. Needs permission to use DEVICE, as requests do.

@@ -47,7 +47,7 @@ final class RecordingSink: @unchecked Sendable {
             // The daemon's clock is the wall clock: a step back is written as no time passing.
             let time = max(record.timestampMicroseconds - start, state.lastTime)
             state.lastTime = time
-            let bytes = state.redactor.redact(record.bytes)
+            let bytes = record.direction == .control ? [] : state.redactor.redact(record.bytes)
             let entry: RecordingEntry
             var replyTo: Int?
             switch record.direction {
@@ -65,9 +65,12 @@ final class RecordingSink: @unchecked Sendable {
                 )
                 state.requestLines[Self.key(record)] = state.nextLine
             case .rx:
-                // The daemon names the request that was waiting for its answer when it read them.
+                // The daemon names the request that took the frames they end.
                 if record.request != nil { replyTo = state.requestLines[Self.key(record)] }
                 entry = RecordingEntry(timeMicroseconds: time, kind: .rx(replyTo: nil), bytes: bytes)
+            case .control:
+                guard let control = record.control else { return }
+                entry = RecordingEntry(timeMicroseconds: time, kind: .control(control, client: record.client))
             }
             Self.write(entry.line(replyToLine: replyTo), in: &state)
         }

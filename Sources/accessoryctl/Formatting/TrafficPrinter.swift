@@ -25,6 +25,7 @@ struct TrafficPrinter: Sendable {
             head += " (client \(client)" + (record.request.map { ", request \($0)" } ?? "") + ")"
         }
         head += ": "
+        if let control = record.control { return [head + control.description] }
         if hex {
             return [head + "\(record.bytes.count) bytes"] + TrafficText.hexDumpLines(record.bytes, indent: 2)
         }

@@ -44,7 +44,7 @@ enum Recordings {
                 } else {
                     unsolicited += entry.bytes
                 }
-            case .event, .dropped:
+            case .event, .dropped, .control:
                 break
             }
         }
