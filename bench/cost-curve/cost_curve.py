@@ -352,31 +352,27 @@ def line_load(lab, readers, seconds, warmup=1.0):
     return result
 
 
-def run_accessories(lab, n, seconds):
-    prefix = lab.start_accessories(n)
-    lab.start_daemon(lab.write_config("a.yaml", Lab.echo_lines(prefix, n)))
-    lab.wait_all_ready(n)
-    connections = min(4, n)
+def run_transacts(lab, accessories, connections, streams, device_of, seconds):
+    """`accessories` echo accessories and `connections` clients under `transact_load`."""
+    prefix = lab.start_accessories(accessories)
+    lab.start_daemon(lab.write_config("t.yaml", Lab.echo_lines(prefix, accessories)))
+    lab.wait_all_ready(accessories)
     sockets = connect(lab.socket_path, connections)
-    result = transact_load(lab, sockets, [i % connections for i in range(n)], lambda s, k: s, seconds)
+    result = transact_load(lab, sockets, streams, device_of, seconds)
     for s in sockets:
         s.close()
     lab.stop_daemon()
     lab.stop_accessories()
     return result
+
+
+def run_accessories(lab, n, seconds):
+    connections = min(4, n)
+    return run_transacts(lab, n, connections, [i % connections for i in range(n)], lambda s, k: s, seconds)
 
 
 def run_clients(lab, n, seconds):
-    prefix = lab.start_accessories(16)
-    lab.start_daemon(lab.write_config("c.yaml", Lab.echo_lines(prefix, 16)))
-    lab.wait_all_ready(16)
-    sockets = connect(lab.socket_path, n)
-    result = transact_load(lab, sockets, list(range(n)), lambda s, k: (s + k) % 16, seconds)
-    for s in sockets:
-        s.close()
-    lab.stop_daemon()
-    lab.stop_accessories()
-    return result
+    return run_transacts(lab, 16, n, list(range(n)), lambda s, k: (s + k) % 16, seconds)
 
 
 def gps_config(lab, prefix, views=0):
