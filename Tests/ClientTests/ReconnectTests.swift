@@ -23,13 +23,7 @@ struct ReconnectTests {
         let connection = try await AccessoryConnection.connect(socketPath: daemon.socketPath)
         defer { connection.close() }
         try await connection.subscribe(device: "echo", events: [.data])
-        let inFlight = Task { () throws(ClientError) -> TransactResult in
-            try await connection.transact(device: "slow", text: "in flight")
-        }
-        try await Self.waitUntilStarted(daemon)
-
-        daemon.halt()
-        let outcome = try await bounded(10) { await inFlight.result }
+        let outcome = try await Self.haltWithACallInFlight(daemon, connection)
         #expect(throws: ClientError.daemonRestarted) { try outcome.get() }
         #expect(!connection.isConnected)
 
@@ -60,12 +54,8 @@ struct ReconnectTests {
         defer { daemon.stop() }
         let connection = try await AccessoryConnection.connect(socketPath: daemon.socketPath)
         defer { connection.close() }
-        let inFlight = Task { () throws(ClientError) -> TransactResult in
-            try await connection.transact(device: "slow", text: "in flight")
-        }
-        try await Self.waitUntilStarted(daemon)
-        daemon.halt(SIGKILL)  // no answer at all: the socket just ends
-        let outcome = try await bounded(10) { await inFlight.result }
+        // No answer at all: the socket just ends.
+        let outcome = try await Self.haltWithACallInFlight(daemon, connection, signal: SIGKILL)
         #expect(throws: ClientError.daemonRestarted) { try outcome.get() }
         try await daemon.start()
         let answer = try await bounded(30) { try await connection.transact(device: "echo", text: "again") }
@@ -95,12 +85,7 @@ struct ReconnectTests {
         let connection = try await AccessoryConnection.connect(socketPath: daemon.socketPath, reconnect: .never)
         defer { connection.close() }
         try await connection.subscribe(device: "echo", events: [.data])
-        let inFlight = Task { () throws(ClientError) -> TransactResult in
-            try await connection.transact(device: "slow", text: "in flight")
-        }
-        try await Self.waitUntilStarted(daemon)
-        daemon.halt()
-        let outcome = try await bounded(10) { await inFlight.result }
+        let outcome = try await Self.haltWithACallInFlight(daemon, connection)
         #expect(throws: ClientError.daemonRestarted) { try outcome.get() }
         try await daemon.start()
         await #expect(throws: ClientError.disconnected) {
@@ -111,6 +96,21 @@ struct ReconnectTests {
             return true
         }
         #expect(finished)
+    }
+
+    /// Stops the daemon with `signal` while `connection` has a `transact` on `slow` in flight
+    /// (written to the accessory, not yet answered); what that call ended with (bounded).
+    static func haltWithACallInFlight(
+        _ daemon: RealDaemon,
+        _ connection: AccessoryConnection,
+        signal: Int32 = SIGTERM
+    ) async throws -> Result<TransactResult, any Error> {
+        let inFlight = Task { () throws(ClientError) -> TransactResult in
+            try await connection.transact(device: "slow", text: "in flight")
+        }
+        try await waitUntilStarted(daemon)
+        daemon.halt(signal)
+        return try await bounded(10) { await inFlight.result }
     }
 
     /// Waits (bounded) until `slow` has written the request in flight to its accessory.

@@ -52,25 +52,8 @@ struct DescriptorStoreTests {
         _ = s.simulator(named: "moved")?.child.terminate(seconds: 10)
         try s.simulator("moved", ["--personality", "echo"])
 
-        let kept = notify.takeDescriptors()
-        let second = try s.directory.write(
-            "second.yaml",
-            s.configuration(accessories: [s.lineAccessory("kept"), s.lineAccessory("moved")])
-        )
-        let names = kept.map(\.name).joined(separator: ":")
-        let daemon = try DaemonRun(
-            configPath: second,
-            socketPath: s.socketPath,
-            in: s.directory,
-            environment: Self.serviceEnvironment(notify),
-            launcher: [
-                "/bin/sh", "-c", "LISTEN_PID=$$ LISTEN_FDS=\(kept.count) LISTEN_FDNAMES=\(names) exec \"$0\" \"$@\"",
-            ],
-            passing: kept.map(\.fd)
-        )
+        let daemon = try Self.handOver(s, notify, accessories: [s.lineAccessory("kept"), s.lineAccessory("moved")])
         defer { _ = daemon.child.terminate(seconds: 10) }
-        // The harness's copies go, as systemd's would once the new daemon has them.
-        for (_, fd) in kept { close(fd) }
         try s.waitUntilReady(["kept", "moved"])
         let client = try s.connect()
         #expect(try client.call("transact", Params.transfer("kept", "still here")).frameTexts == ["still here"])
@@ -89,10 +72,17 @@ struct DescriptorStoreTests {
         )
     }
 
-    /// The restart as `adoptionRules` does it (the harness's copies handed to a second daemon as
-    /// systemd passes them), for `accessories` in the configuration `yaml` of both daemons.
+    /// The restart as `adoptionRules` does it: the daemon stops, then its stored descriptors go
+    /// to a second one with `accessories` configured.
     static func restart(_ s: Scenario, _ notify: NotifySocketHarness, accessories: [String]) throws -> DaemonRun {
         s.stopDaemon()
+        return try handOver(s, notify, accessories: accessories)
+    }
+
+    /// The harness's copies of the stored descriptors handed to a new daemon as systemd passes
+    /// them (`LISTEN_FDS`, `LISTEN_FDNAMES`), with `accessories` configured; then the harness's
+    /// copies go, as systemd's would once the new daemon has them.
+    static func handOver(_ s: Scenario, _ notify: NotifySocketHarness, accessories: [String]) throws -> DaemonRun {
         let kept = notify.takeDescriptors()
         let config = try s.directory.write("second.yaml", s.configuration(accessories: accessories))
         let names = kept.map(\.name).joined(separator: ":")

@@ -55,21 +55,32 @@ import Testing
         return (ssh, local)
     }
 
+    /// An `echo` accessory with a raw listener whose `access:` names the users `access`, and
+    /// the forward to it as `nobody`: the ssh process, the forward's local port, the listener's.
+    static func forwardedListener(
+        _ s: Scenario,
+        _ sshd: SSHServer,
+        access users: String
+    ) throws -> (ChildRun, local: UInt16, port: UInt16) {
+        let port = try NetworkListenerTests.freePort()
+        _ = try s.simulator("echo")
+        try s.startDaemon(accessories: [
+            s.lineAccessory(
+                "echo",
+                "network: [{listen: \"127.0.0.1:\(port)\", protocol: raw}], access: {users: [\(users)]}"
+            )
+        ])
+        let (ssh, local) = try Self.forward(s, sshd, to: port)
+        return (ssh, local, port)
+    }
+
     @Test(.enabled(if: unavailableReason == nil, "\(unavailableReason ?? "")"))
     func aForwardedConnectionCarriesTheSSHUsersUidAndAccessAllowsIt() throws {
         let s = try Scenario()
         defer { s.finish() }
         let sshd = try SSHServer()
         defer { sshd.stop() }
-        let port = try NetworkListenerTests.freePort()
-        _ = try s.simulator("echo")
-        try s.startDaemon(accessories: [
-            s.lineAccessory(
-                "echo",
-                "network: [{listen: \"127.0.0.1:\(port)\", protocol: raw}], access: {users: [\(Self.nobody)]}"
-            )
-        ])
-        let (ssh, local) = try Self.forward(s, sshd, to: port)
+        let (ssh, local, port) = try Self.forwardedListener(s, sshd, access: "\(Self.nobody)")
         defer { ssh.kill() }
         let client = try InetSocket.connect(to: InetEndpoint(address: [127, 0, 0, 1], port: local))
         try NetworkListenerTests.echo(client.rawValue, "through ssh\n")
@@ -84,12 +95,7 @@ import Testing
         defer { s.finish() }
         let sshd = try SSHServer()
         defer { sshd.stop() }
-        let port = try NetworkListenerTests.freePort()
-        _ = try s.simulator("echo")
-        try s.startDaemon(accessories: [
-            s.lineAccessory("echo", "network: [{listen: \"127.0.0.1:\(port)\", protocol: raw}], access: {users: [0]}")
-        ])
-        let (ssh, local) = try Self.forward(s, sshd, to: port)
+        let (ssh, local, _) = try Self.forwardedListener(s, sshd, access: "0")
         defer { ssh.kill() }
         let client = try InetSocket.connect(to: InetEndpoint(address: [127, 0, 0, 1], port: local))
         _ = try? FileIO.write(client.rawValue, Array("ping\n".utf8))
