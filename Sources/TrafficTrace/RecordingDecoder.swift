@@ -20,7 +20,9 @@ package struct RecordingDecoder {
         package var maxLineBytes: Int
         /// The most records.
         package var maxEntries: Int
-        /// The most bytes of traffic, both directions together.
+        /// The most bytes kept from the file: the traffic, both directions together, and the
+        /// text kept beside it (request ids, twice: in the record and in the reply index;
+        /// settings), so that no field a hostile file repeats is kept uncounted.
         package var maxDataBytes: Int
 
         package init(maxLineBytes: Int = 1 << 20, maxEntries: Int = 4_000_000, maxDataBytes: Int = 256 << 20) {
@@ -129,6 +131,7 @@ package struct RecordingDecoder {
                 guard let text = member.value.stringValue else {
                     throw RecordingError(line: lineNumber, "\"settings\".\"\(member.key)\" must be a string")
                 }
+                try countData(member.key.utf8.count + text.utf8.count)
                 recording.settings[member.key] = text
             }
         }
@@ -217,6 +220,7 @@ package struct RecordingDecoder {
         if let request = record.request {
             var buffer: [UInt8] = []
             request.encodeJSON(into: &buffer)
+            try countData(2 * buffer.count)
             requestText = String(decoding: buffer, as: UTF8.self)
         }
         let key = "\(record.client ?? 0) \(requestText ?? "")"
@@ -281,12 +285,13 @@ package struct RecordingDecoder {
         return UInt64(id)
     }
 
-    private func requestField(_ object: JSONObject) throws(RecordingError) -> String? {
+    private mutating func requestField(_ object: JSONObject) throws(RecordingError) -> String? {
         guard let value = object["request"] else { return nil }
         switch value {
         case .string, .number(.integer):
             var out: [UInt8] = []
             JSONOutput.appendValue(value, to: &out)
+            try countData(2 * out.count)
             return String(decoding: out, as: UTF8.self)
         default:
             throw RecordingError(line: lineNumber, "\"request\" must be a request id (a string or an integer)")
@@ -318,7 +323,7 @@ package struct RecordingDecoder {
     private mutating func countData(_ count: Int) throws(RecordingError) {
         dataBytes += count
         guard dataBytes <= limits.maxDataBytes else {
-            throw RecordingError(line: lineNumber, "more than \(limits.maxDataBytes) bytes of traffic")
+            throw RecordingError(line: lineNumber, "more than \(limits.maxDataBytes) bytes of traffic and request ids")
         }
     }
 }

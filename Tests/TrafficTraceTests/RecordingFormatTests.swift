@@ -25,8 +25,11 @@ struct RecordingFormatTests {
         ]
     )
 
-    static func decode(_ text: String) throws(RecordingError) -> Recording {
-        var decoder = RecordingDecoder()
+    static func decode(
+        _ text: String,
+        limits: RecordingDecoder.Limits = RecordingDecoder.Limits()
+    ) throws(RecordingError) -> Recording {
+        var decoder = RecordingDecoder(limits: limits)
         var pending: [UInt8] = []
         try RecordingFile.decode(Array(text.utf8), pending: &pending, with: &decoder)
         guard pending.isEmpty else { throw RecordingError(line: decoder.currentLine + 1, "truncated") }
@@ -166,6 +169,34 @@ struct RecordingFormatTests {
         }
         // Reading the whole gigabyte would take seconds; refusing after 1 MiB takes milliseconds.
         #expect(MonotonicClock.nowNanoseconds() - start < 2_000_000_000)
+    }
+
+    @Test func whatAFileMakesTheReaderKeepIsCountedFromTheFirstByte() {
+        let header = #"{"format":"accessoryd-recording","version":1,"device":"m"}"# + "\n"
+        func error(_ records: [String], _ limits: RecordingDecoder.Limits) -> RecordingError? {
+            do {
+                _ = try Self.decode(header + records.map { $0 + "\n" }.joined(), limits: limits)
+                return nil
+            } catch {
+                return error
+            }
+        }
+        // Records past the limit.
+        let opens = Array(repeating: #"{"t_us":0,"event":"open"}"#, count: 4)
+        #expect(error(opens, .init(maxEntries: 3))?.message.contains("more than 3 records") == true)
+        #expect(error(opens, .init(maxEntries: 4)) == nil)
+        // Traffic past the limit ("QVQN" is 3 bytes).
+        let sends = Array(repeating: #"{"t_us":0,"dir":"tx","data_base64":"QVQN"}"#, count: 4)
+        #expect(error(sends, .init(maxDataBytes: 11))?.line == 5)
+        #expect(error(sends, .init(maxDataBytes: 12)) == nil)
+        // A request id is kept too (twice): a file of long ids and no data is refused as well.
+        let id = String(repeating: "x", count: 100)
+        let named = Array(repeating: #"{"t_us":0,"dir":"tx","request":"\#(id)","data_base64":""}"#, count: 4)
+        let refused = error(named, .init(maxDataBytes: 700))
+        #expect(
+            refused?.line == 5 && refused?.message.contains("request ids") == true,
+            "\(String(describing: refused))"
+        )
     }
 
     @Test func aMissingFileSaysSo() {
