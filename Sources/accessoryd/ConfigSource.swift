@@ -26,7 +26,12 @@ struct ConfigSource {
     /// An explicit `--config` must exist; without one, the system file is used if present, else
     /// the embedded default. `embedded` (`--embedded-default`) takes the embedded default whatever
     /// /etc holds, so that the demo and the tests run the same configuration on every machine.
-    static func resolve(explicit: String?, embedded: Bool = false, runtimeDirectory: String) throws -> ConfigSource {
+    static func resolve(
+        explicit: String?,
+        embedded: Bool = false,
+        runtimeDirectory: String,
+        forRunningDaemon: Bool = false
+    ) throws -> ConfigSource {
         let path = explicit ?? defaultPath
         if embedded || (explicit == nil && access(path, F_OK) != 0) {
             do {
@@ -36,13 +41,14 @@ struct ConfigSource {
                 return ConfigSource(path: nil, configuration: nil, issues: error.issues)
             }
         }
-        return try load(path: path, runtimeDirectory: runtimeDirectory)
+        return try load(path: path, runtimeDirectory: runtimeDirectory, forRunningDaemon: forRunningDaemon)
     }
 
     /// Loads and checks the file; views are also checked against the system (owners, groups,
     /// what is at their paths), their relative paths placed in `runtimeDirectory`, and network
-    /// listeners against the ports other programs listen on.
-    static func load(path: String, runtimeDirectory: String) throws -> ConfigSource {
+    /// listeners against the ports other programs listen on (`forRunningDaemon`, for
+    /// `--check-config`: not the ports of a running `accessoryd`, ``ListenerPreflight``).
+    static func load(path: String, runtimeDirectory: String, forRunningDaemon: Bool = false) throws -> ConfigSource {
         let bytes: [UInt8]
         do {
             bytes = try FileIO.readFile(path)
@@ -52,7 +58,8 @@ struct ConfigSource {
         var (configuration, issues) = ConfigurationLoader.check(bytes: bytes, file: path)
         if let checked = configuration {
             let found =
-                ViewPreflight.issues(checked, runtimeDirectory: runtimeDirectory) + ListenerPreflight.issues(checked)
+                ViewPreflight.issues(checked, runtimeDirectory: runtimeDirectory)
+                + ListenerPreflight.issues(checked, forRunningDaemon: forRunningDaemon)
             if found.contains(where: { $0.severity == .error }) { configuration = nil }
             issues += found
         }

@@ -107,7 +107,8 @@ struct AccessorydCommand {
             source = try ConfigSource.resolve(
                 explicit: config,
                 embedded: embeddedDefault,
-                runtimeDirectory: runtimeDirectory(environment)
+                runtimeDirectory: runtimeDirectory(environment),
+                forRunningDaemon: checkConfig
             )
         } catch {
             printError("accessoryd: \(error)")

@@ -100,6 +100,40 @@ import Testing
         client.close()
     }
 
+    @Test func aSecondDaemonDoesNotStartOnAPortTheFirstHoldsButCheckConfigTakesItAsItsOwn() throws {
+        let s = try Scenario()
+        defer { s.finish() }
+        try s.simulator("echo")
+        let port = try NetworkListenerTests.freePort()
+        try s.startDaemon(accessories: [s.lineAccessory("echo", Self.listener(port))])
+        let folder = try TemporaryDirectory()
+        defer { folder.remove() }
+        let path = try folder.write(
+            "second.yaml",
+            """
+            socket:
+              path: \(folder.file("second.sock"))
+            accessories:
+              - name: other
+                path: \(folder.file("no-such-tty"))
+                \(Self.listener(port))
+
+            """
+        )
+        // Another accessoryd's listener is another program's: this one does not start.
+        let started = try ConfigTests.run(
+            ["--config", path, "--runtime-dir", folder.file("run")],
+            in: folder,
+            tag: "second"
+        )
+        #expect(started.status == .exited(1), "\(started.stderr)")
+        #expect(started.stderr.contains("127.0.0.1:\(port) is in use"), "\(started.stderr)")
+        #expect(started.stderr.contains("(accessoryd)"), "\(started.stderr)")
+        // `--check-config` checks a file for the daemon that runs: its listeners are the file's own.
+        let checked = try ConfigTests.run(["--check-config", "--config", path], in: folder, tag: "check")
+        #expect(checked.status == .exited(0), "\(checked.stderr)")
+    }
+
     @Test func checkConfigRefusesANetworkAddressAndAClash() throws {
         let folder = try TemporaryDirectory()
         defer { folder.remove() }

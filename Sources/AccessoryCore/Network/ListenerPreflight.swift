@@ -6,13 +6,15 @@ import SystemCalls
 /// family). Run by `--check-config`, at start and before a reload is applied, like the views'
 /// ``ViewPreflight``: a configuration that fails it is not used, so nothing is half-created.
 ///
-/// This daemon's own sockets are not "taken" (a reload keeps its unchanged listeners), and a
-/// socket held by a process called `accessoryd` is taken to be the running daemon that
-/// `--check-config` is checking a reload for: its listeners are this configuration's own.
+/// This daemon's own sockets are not "taken" (a reload keeps its unchanged listeners). With
+/// `forRunningDaemon` (`--check-config`, a separate process checking a file for the daemon that
+/// runs), a socket held by a process called `accessoryd` is taken to be that daemon's: its
+/// listeners are this configuration's own. At start and at a reload another `accessoryd`'s
+/// socket is taken like any program's.
 ///
 /// Threading: reads procfs. Any thread.
 public enum ListenerPreflight {
-    public static func issues(_ configuration: Configuration) -> [ConfigIssue] {
+    public static func issues(_ configuration: Configuration, forRunningDaemon: Bool = false) -> [ConfigIssue] {
         let wanted = configuration.accessories.enumerated().flatMap { a, accessory in
             accessory.network.enumerated().map { ("accessories[\(a)].network[\($0)].listen", $1.listen) }
         }
@@ -30,7 +32,7 @@ public enum ListenerPreflight {
                 })
             else { continue }
             let holder = ListeningSockets.holder(of: taken.inode)
-            if holder?.command == "accessoryd" { continue }
+            if forRunningDaemon && holder?.command == "accessoryd" { continue }
             let who = holder.map { "pid \($0.pid) (\($0.command)), uid \(taken.uid)" } ?? "uid \(taken.uid)"
             issues.append(
                 ConfigIssue(
