@@ -1,3 +1,4 @@
+import AccessoryConfig
 import SystemCalls
 
 /// Where accessories' open device descriptors are kept while the daemon restarts, so that no
@@ -33,14 +34,34 @@ public enum DeviceDescriptorStoreName {
     /// A pty view's master: `view.`, the accessory's name, and a digest of the view's whole
     /// settings (its path, mode, owner, group, perm…), so that a view whose settings changed
     /// finds nothing kept under its name and gets a new pty, while its old one is closed.
-    public static func forView(accessory: String, settings: some Equatable) -> String {
+    public static func forView(accessory: String, settings: ViewSettings) -> String {
         var hash: UInt64 = 0xcbf2_9ce4_8422_2325  // FNV-1a, 64 bits: stable across runs, unlike Hasher
-        for byte in "\(settings)".utf8 {
+        for byte in identity(of: settings).utf8 {
             hash ^= UInt64(byte)
             hash &*= 0x0000_0100_0000_01b3
         }
         let digits = String(hash, radix: 16)
         return viewPrefix + accessory + "." + String(repeating: "0", count: 16 - digits.count) + digits
+    }
+
+    /// The text the digest is of: every setting by name, written here rather than by reflection
+    /// (`"\(settings)"`), whose text is no promise: a new release that added a field or printed
+    /// one differently would give every view a new name, and a restart into it a new pty. A
+    /// field added to ``ViewSettings`` is added here (a view whose new setting differs is a
+    /// changed view).
+    static func identity(of v: ViewSettings) -> String {
+        func principal(_ p: Principal?) -> String {
+            switch p {
+            case nil: "-"
+            case .name(let name)?: "name:" + name
+            case .id(let id)?: "id:" + String(id)
+            }
+        }
+        return [
+            "pty=" + v.pty, "mode=" + v.mode.rawValue, "owner=" + principal(v.owner), "group=" + principal(v.group),
+            "perm=" + (v.perm.map { String($0, radix: 8) } ?? "-"), "buffer_bytes=" + String(v.bufferBytes),
+            "idle_ms=" + (v.idleMs.map { String($0) } ?? "-"),
+        ].joined(separator: " ")
     }
 
     /// Whether a name handed back at start is one of ours (a device's or a view's).
