@@ -70,7 +70,6 @@ public final class AccessoryRegistry: @unchecked Sendable {  // @unchecked: muta
     /// How `rfcomm` accessories connect: the kernel's Bluetooth sockets unless a test gives a
     /// stand-in (a socketpair or Unix-socket driver), so that the RFCOMM lifecycle runs through
     /// the registry on hosts without a Bluetooth stack.
-    let rfcommDriver: RFCOMMSocketDriver
     /// Opens the accessories' devices and keeps them in the descriptor store. Device loop.
     let opener: SystemDeviceOpener
     let log: (LogLevel, String) -> Void
@@ -95,7 +94,6 @@ public final class AccessoryRegistry: @unchecked Sendable {  // @unchecked: muta
     ) {
         self.loop = loop
         self.limits = configuration.limits
-        self.rfcommDriver = rfcommDriver
         self.opener = SystemDeviceOpener(loop: loop, rfcommDriver: rfcommDriver, store: descriptorStore)
         self.log = log
         for settings in configuration.accessories {
@@ -194,12 +192,6 @@ public final class AccessoryRegistry: @unchecked Sendable {  // @unchecked: muta
 
     /// The accessory called `name`. Device loop.
     public func accessory(named name: String) -> Accessory? { byName[name] }
-
-    /// One line for systemd's STATUS=: how many accessories are ready. Device loop.
-    public var summary: String {
-        let ready = accessories.filter { $0.state == .ready }.count
-        return "\(ready)/\(accessories.count) accessories ready"
-    }
 
     // MARK: - Notifications
 

@@ -14,8 +14,9 @@ public enum SocketDiagnostics {
 
     /// The uid owning the TCP socket whose own end is `local` and whose peer is `remote`, or nil
     /// when the kernel has no such socket (it closed meanwhile, or it is not on this host).
-    /// Blocks up to ``answerWaitMs`` per message: for a loop, ``SocketOwnerQuery`` instead.
-    public static func ownerUID(local: InetEndpoint, remote: InetEndpoint) throws(SyscallError) -> uid_t? {
+    /// Blocks up to ``answerWaitMs`` per message: never on a loop (the daemon's listeners use
+    /// ``SocketOwnerQuery`` on the device loop); kept for tests and tools, package-internal.
+    package static func ownerUID(local: InetEndpoint, remote: InetEndpoint) throws(SyscallError) -> uid_t? {
         guard let query = try SocketOwnerQuery(local: local, remote: remote) else { return nil }
         defer { query.close() }
         // A few messages at most (the record, then done or an error); bounded in count and time.
@@ -49,7 +50,8 @@ public final class SocketOwnerQuery {
     }
 
     private var socket: OwnedFD?
-    /// The netlink socket the answer comes on (-1 once closed).
+    /// The netlink socket the answer comes on (the number stays after ``close()``: do not use it
+    /// then).
     public let fd: CInt
     private let sequence: UInt32
 

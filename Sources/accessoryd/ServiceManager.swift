@@ -174,8 +174,8 @@ final class ServiceManager: Sendable {
 
     /// An accessory's state changed: the states are counted once, before the device loop next
     /// waits, however many changed in this turn. A start or a stop changes every accessory's
-    /// state in one turn, and a count per change made it n² (1,000 accessories: 170 ms of CPU to
-    /// start instead of a few). Device loop only.
+    /// state in one turn, and a count per change made it n² (1,000 accessories: 138 → 42 ms of CPU
+    /// to READY=1, docs/performance.md, "The cost curve"). Device loop only.
     func accessoryStateChanged(_ registry: AccessoryRegistry) {
         let queue = state.withLock { s in
             defer { s.recountQueued = true }
