@@ -167,7 +167,8 @@ final class ConnectionLink: Sendable {
                 _ = try await core.exchange(id: nil) { Request(id: $0, method: method).line }
             } catch {
                 // The daemon came back with another configuration (an accessory gone): what it
-                // refuses is not sent again; a lost socket is tried again.
+                // refuses is skipped this time (and asked again after the next reconnect, when the
+                // accessory may be back); a lost socket is tried again.
                 if case .rpc = error { continue }
                 return false
             }
