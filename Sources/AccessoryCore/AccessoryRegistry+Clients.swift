@@ -26,8 +26,7 @@ extension AccessoryRegistry {
             if let holder = a.lease.holder { held[holder, default: ([], nil)].locks.append(a.name) }
             if let raw = a.rawSession { held[raw.origin.clientID, default: ([], nil)].attached = a.name }
         }
-        var requests: [UInt64: Int] = [:]
-        for key in inflight.keys { requests[key.client, default: 0] += 1 }
+        let requests = inflight.countsByClient
         let list = clients.values.sorted { $0.clientID < $1.clientID }.map { c in
             let id = c.clientID
             // A pty view is a client of the daemon's own: named by its path.

@@ -76,20 +76,16 @@ extension AccessoryRegistry {
         session: String? = nil
     ) {
         let (id, origin) = (caller.id, caller.origin)
-        let key = InflightKey(client: origin.clientID, id: id)
-        let held = inflightPerClient[origin.clientID] ?? 0
-        guard held < limits.maxRequestsPerClient else {
+        let client = origin.clientID
+        guard inflight.count(of: client) < limits.maxRequestsPerClient else {
             return caller.fail(.tooManyRequests(limit: limits.maxRequestsPerClient))
         }
         let timeoutMs = a.responseTimeoutMs(requested: timeoutMs.map(Int.init))
         let op = RequestOperation(accessory: a, kind: kind, timeoutMs: timeoutMs, requestID: id, origin: origin)
-        // In the table until answered (the accessory's `onRequestCompleted`). Inserted and
-        // checked in one lookup: an id already in use puts the request in progress back.
-        if let inProgress = inflight.updateValue(op, forKey: key) {
-            inflight[key] = inProgress
+        // In the table until answered (the accessory's `onRequestCompleted`).
+        guard inflight.insert(op, client: client) else {
             return caller.fail(RPCError(.invalidRequest, "request id \(id) is already in use by a request in progress"))
         }
-        inflightPerClient[origin.clientID] = held + 1
         if let session {
             a.submitInSession(op, token: session)
         } else {

@@ -59,7 +59,7 @@ extension AccessoryRegistry {
     /// that ended it.
     func cancel(_ p: CancelParams, _ caller: Caller) {
         loop.assertInLoop()
-        guard let op = inflight[InflightKey(client: caller.origin.clientID, id: p.id)] else {
+        guard let op = inflight.find(client: caller.origin.clientID, id: p.id) else {
             return caller.succeed(CancelResult(cancelled: false))
         }
         if op.accessory.unpark(op) {
@@ -110,7 +110,7 @@ extension AccessoryRegistry {
             }
         status.accessories = Int64(visible.count)
         status.accessoriesReady = Int64(visible.filter { $0.state == .ready }.count)
-        status.requestsInFlight = Int64(privileged ? inflightCount : inflightPerClient[origin.clientID] ?? 0)
+        status.requestsInFlight = Int64(privileged ? inflightCount : inflight.count(of: origin.clientID))
         status.views = viewSummaries(of: visible.map(\.name))
         return status
     }

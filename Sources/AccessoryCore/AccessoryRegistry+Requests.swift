@@ -32,10 +32,8 @@ extension AccessoryRegistry {
         loop.assertInLoop()
         let id = origin.clientID
         subscriptions[id] = nil
-        inflightPerClient[id] = nil
-        for (key, op) in inflight where key.client == id {
-            inflight[key] = nil
-            if !op.accessory.unpark(op) { op.cancel() }
+        for op in inflight.removeClient(id) where !op.accessory.unpark(op) {
+            op.cancel()
         }
         for a in accessories { a.clientLeft(id) }
     }
@@ -93,21 +91,4 @@ struct Caller {
     func succeed(_ result: some JSONEncodable & Sendable) { origin.respond(id: id, result: .success(result)) }
     func fail(_ error: AccessoryError) { fail(error.rpcError) }
     func fail(_ error: RPCError) { origin.respond(id: id, result: .failure(error)) }
-}
-
-/// Names a request in progress: request ids are each client's own, so both are needed. Device loop.
-struct InflightKey: Hashable {
-    let client: UInt64
-    let id: RequestID
-
-    /// An integer id (the usual kind) is mixed with the client into one word: one value to hash
-    /// instead of three (client, case, payload), with equality still comparing both.
-    func hash(into hasher: inout Hasher) {
-        switch id {
-        case .int(let value): hasher.combine(client &* 0x9E37_79B9_7F4A_7C15 ^ UInt64(bitPattern: value))
-        case .string(let value):
-            hasher.combine(client)
-            hasher.combine(value)
-        }
-    }
 }

@@ -49,12 +49,8 @@ public final class AccessoryRegistry: @unchecked Sendable {  // @unchecked: muta
     var dataBatches: [UInt64: (origin: any RequestOrigin, lines: [UInt8])] = [:]
     /// The `device.data` line being encoded, kept between frames so that its storage is reused.
     private var dataLine: [UInt8] = []
-    /// Requests that have not answered yet, by client and request id. One flat table: a table per
-    /// client cost two lookups per access (three accesses per request).
-    var inflight: [InflightKey: RequestOperation] = [:]
-    /// How many of `inflight` each client has (`limits.max_requests_per_client`); a client with
-    /// none has no entry.
-    var inflightPerClient: [UInt64: Int] = [:]
+    /// Requests that have not answered yet, by client and request id.
+    var inflight = InflightRequests()
     /// The connected clients, by id (``clientJoined(_:)``, ``clientLeft(_:)``): what
     /// `clients.list` shows and `client.disconnect` finds.
     var clients: [UInt64: any RequestOrigin] = [:]
@@ -158,16 +154,7 @@ public final class AccessoryRegistry: @unchecked Sendable {  // @unchecked: muta
 
     /// A request answered: it leaves the in-flight table. Device loop.
     private func forget(_ op: RequestOperation) {
-        let key = InflightKey(client: op.origin.clientID, id: op.requestID)
-        // Only this operation's own entry (always so: a duplicate id is refused at submission).
-        guard let entry = inflight.removeValue(forKey: key) else { return }
-        guard entry === op else {
-            inflight[key] = entry
-            return
-        }
-        if let held = inflightPerClient[key.client] {
-            inflightPerClient[key.client] = held > 1 ? held - 1 : nil
-        }
+        inflight.remove(op, client: op.origin.clientID)
     }
 
     /// Waits, at most `limit` in all, for the trace files that accessories stopped (at shutdown
