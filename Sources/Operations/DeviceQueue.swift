@@ -23,6 +23,9 @@ import Synchronization
 ///   finishes later (from a timer or an fd callback), the next is launched on a later loop turn.
 ///   At most ``launchBudget`` operations are launched per loop turn, so a long line of operations
 ///   that finish at once cannot starve the loop's timers and descriptors.
+/// - Launched at once when idle: an operation added on the loop thread to an idle queue (nothing
+///   current, waiting, finishing, resyncing or suspended) is launched before `addOperation`
+///   returns, as nothing of the queue is on the stack; otherwise on a later loop turn.
 ///
 /// ## Adding from other threads
 ///
@@ -78,6 +81,9 @@ public final class DeviceQueue: @unchecked Sendable {  // @unchecked: loop-confi
     public internal(set) var isResyncing = false
     var resyncToken: UInt64 = 0
     var pumping = false
+    /// Operations of this queue inside ``LoopOperation/finish(error:)`` (their callbacks and the
+    /// queue's own bookkeeping of the finish): while any is, nothing is launched on the stack.
+    var finishing = 0
     var pumpAgain = false
     var pumpScheduled = false
     /// What other threads write, in an object of its own so that their writes do not keep
@@ -133,16 +139,19 @@ public final class DeviceQueue: @unchecked Sendable {  // @unchecked: loop-confi
         prepare(operation)
         let cancelledBefore = operation.claimPending("addOperation")
         operation._testsOnlyHooks?.startAfterClaim?()
+        var launchNow = false
         if loop.inLoop {
             // Take in what other threads added first, so that this one comes after them.
             drainInbox()
             enqueueOnLoop(operation, runNext: runNext)
-            schedulePump()
+            launchNow = mayLaunchOnCallersStack
+            if !launchNow { schedulePump() }
         } else {
             push(operation, runNext: runNext)
         }
         operation._testsOnlyHooks?.startAfterSchedule?()
         operation.markScheduled(cancelledBefore: cancelledBefore)
+        if launchNow { pump() }
     }
 
     /// Adds several operations at the end of the line, in order. Any thread.

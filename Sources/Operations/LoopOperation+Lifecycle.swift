@@ -184,6 +184,10 @@ extension LoopOperation {
         precondition(from != .initialized, "finish(error:) on \(name), which was never started")
         let error = errors.first
         _testsOnlyHooks?.trace(.finish)
+        // While it finishes, its queue launches nothing on this stack (``DeviceQueue/finishing``).
+        let owner = queue
+        owner?.finishing += 1
+        defer { owner?.finishing -= 1 }
         willFinish(error: error)
         precondition(state == from, "willFinish(error:) must not finish or start the operation")
         timeoutTimer?.cancel()
