@@ -16,7 +16,7 @@ public enum FileIO {
         Int
     > {
         try syscall(.read, fd: fd, wouldBlockAllowed: true) { cap in
-            Glibc.read(fd, buffer.baseAddress, Swift.min(buffer.count, cap))
+            cas_read(fd, buffer.baseAddress, Swift.min(buffer.count, cap))
         }
     }
 
@@ -25,7 +25,7 @@ public enum FileIO {
     @inline(never)
     public static func write(_ fd: CInt, from buffer: UnsafeRawBufferPointer) throws(SyscallError) -> IOResult<Int> {
         try syscall(.write, fd: fd, wouldBlockAllowed: true) { cap in
-            Glibc.write(fd, buffer.baseAddress, Swift.min(buffer.count, cap))
+            cas_write(fd, buffer.baseAddress, Swift.min(buffer.count, cap))
         }
     }
 

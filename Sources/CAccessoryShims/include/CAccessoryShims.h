@@ -167,6 +167,9 @@ int cas_so_error(int fd, int *error);
 int cas_set_int_sockopt(int fd, int level, int name, int value);
 /// send() with MSG_NOSIGNAL: a peer that went away gives EPIPE, never SIGPIPE.
 ssize_t cas_send_nosignal(int fd, const void *buf, size_t len);
+/// read(2) and write(2) without glibc's cancellation-point bookkeeping.
+ssize_t cas_read(int fd, void *buf, size_t len);
+ssize_t cas_write(int fd, const void *buf, size_t len);
 /// recvmsg() of one datagram into `buf`; when the socket has SO_PASSCRED and the kernel attached
 /// SCM_CREDENTIALS, `*pid` and `*uid` are the sender's, else `*pid` is -1. Returns the byte count
 /// (the datagram is truncated to `len`), or -1 with errno.
