@@ -26,8 +26,16 @@ extension Accessory {
     /// framing cannot carry, or a device that refuses the bytes, is the request's `io` error.
     /// Device loop.
     func sendFrame(_ payload: [UInt8], to device: OpenDevice, for request: RequestOperation) throws(AccessoryError) {
+        // Encoded into a buffer kept between frames: the channel writes it at once or copies
+        // what the device does not take yet (a trace keeping it makes the next frame a new one).
+        var encoded = frameBuffer
+        frameBuffer = []
+        defer {
+            encoded.removeAll(keepingCapacity: true)
+            frameBuffer = encoded
+        }
         do {
-            let encoded = try device.reader.encode(payload)
+            try device.reader.encode(payload, appendingTo: &encoded)
             try send(encoded, on: device.channel, for: request)
             counters.bytesOut += UInt64(encoded.count)
             counters.framesOut += 1

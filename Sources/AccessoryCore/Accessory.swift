@@ -50,6 +50,8 @@ public final class Accessory: @unchecked Sendable {  // @unchecked: all mutable 
     /// Counted by the accessory alone: its requests report what they sent and how they ended
     /// (``Accessory+RequestPath``).
     var counters = AccessoryCounters()
+    /// The frame being sent (``sendFrame(_:to:for:)``), kept between frames for its storage.
+    var frameBuffer: [UInt8] = []
 
     let reopen: ReopenSchedule
     /// The executing request that receives frames, if any. Set and cleared here alone, as its

@@ -54,8 +54,15 @@ final class RequestOperation: LoopOperation, @unchecked Sendable {  // @unchecke
     /// Called once when the operation has finished and replied (a `cancel` waiting to answer).
     var onComplete: ((RequestOperation) -> Void)?
 
-    /// Kept as the result's type, so that replying makes no second array.
-    private var frames: [Frame] = []
+    /// The frames taken, the first apart: a transaction's answer is usually one frame, and the
+    /// result takes it without an array (``TransactResult/init(first:more:elapsedMs:)``).
+    private var firstFrame: Frame?
+    private var moreFrames: [Frame] = []
+    private var frameCount: Int { firstFrame == nil ? 0 : 1 + moreFrames.count }
+
+    private func take(_ frame: [UInt8]) {
+        if firstFrame == nil { firstFrame = Frame(frame) } else { moreFrames.append(Frame(frame)) }
+    }
     private var startedAt: LoopInstant?
     private var expired = false
     /// A `transact` whose answer was skipped by the framer (``frameSkipped(_:)``).
@@ -139,12 +146,12 @@ final class RequestOperation: LoopOperation, @unchecked Sendable {  // @unchecke
         case .write, .attach, .control:
             return false
         case .transact:
-            frames.append(Frame(frame))
+            take(frame)
             if accessory.frameCompletes(frame) { finish() }
             return true
         case .read(let maxFrames):
-            frames.append(Frame(frame))
-            if frames.count >= maxFrames { finish() }
+            take(frame)
+            if frameCount >= maxFrames { finish() }
             return true
         }
     }
@@ -175,7 +182,7 @@ final class RequestOperation: LoopOperation, @unchecked Sendable {  // @unchecke
     func deadlinePassed() {
         loop.assertInLoop()
         guard state == .executing else { return }
-        if case .read = kind, !frames.isEmpty {
+        if case .read = kind, firstFrame != nil {
             finish()
             return
         }
@@ -268,13 +275,14 @@ final class RequestOperation: LoopOperation, @unchecked Sendable {  // @unchecke
         let ms = Int64(((elapsedNanoseconds ?? 0) + 500_000) / 1_000_000)  // rounded
         switch kind {
         case .transact:
-            origin.respond(
-                id: requestID,
-                result: .success(TransactResult(frames: frames, elapsedMs: ms))
-            )
+            let result =
+                firstFrame.map { TransactResult(first: $0, more: moreFrames, elapsedMs: ms) }
+                ?? TransactResult(frames: [], elapsedMs: ms)
+            origin.respond(id: requestID, result: .success(result))
         case .write:
             origin.respond(id: requestID, result: .success(WriteResult(written: Int64(written))))
         case .read:
+            let frames = firstFrame.map { [$0] + moreFrames } ?? []
             origin.respond(id: requestID, result: .success(ReadResult(frames: frames)))
         case .attach:
             break  // Answered when it started.

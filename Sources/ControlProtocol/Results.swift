@@ -4,31 +4,58 @@ import JSONCodec
 ///
 /// Threading: a value. Any thread.
 package struct TransactResult: Sendable, Hashable, JSONEncodable {
-    /// The response frames: one, or up to and including the one matching `until`.
-    package var frames: [Frame]
+    /// The first frame apart from the others: a transaction's answer is one frame almost always,
+    /// and an array of one is an allocation per request. Nil only when there are no frames.
+    private var first: Frame?
+    private var more: [Frame]
     package var elapsedMs: Int64
 
+    /// The response frames: one, or up to and including the one matching `until`.
+    package var frames: [Frame] {
+        get { first.map { [$0] + more } ?? [] }
+        set {
+            first = newValue.first
+            more = Array(newValue.dropFirst())
+        }
+    }
+
     package init(frames: [Frame], elapsedMs: Int64) {
-        self.frames = frames
+        self.first = frames.first
+        self.more = Array(frames.dropFirst())
         self.elapsedMs = elapsedMs
     }
 
-    package var encodedSizeBound: Int? { framesMaxEncodedCount(frames) + 40 }
+    /// The result of `first` followed by `more`, without an array for the usual one frame.
+    package init(first: Frame, more: [Frame], elapsedMs: Int64) {
+        self.first = first
+        self.more = more
+        self.elapsedMs = elapsedMs
+    }
+
+    package var encodedSizeBound: Int? {
+        let firstBound = first.map { Frame.maxEncodedCount($0.bytes.count) + 3 } ?? 0
+        return framesMaxEncodedCount(more) + firstBound + 40
+    }
 
     package func encodeJSON(into buffer: inout [UInt8]) { write(to: &buffer) }
     package func encodeJSON(into writer: inout JSONWriter) { write(to: &writer) }
 
     private func write(to sink: inout some JSONSink) {
-        sink.append("{\"frames\":")
-        writeFrames(frames, to: &sink)
-        sink.append(",\"elapsed_ms\":")
+        sink.append("{\"frames\":[")
+        if let first {
+            first.bytes.withUnsafeBufferPointer { Frame.write(of: $0, to: &sink) }
+            for frame in more {
+                sink.append(UInt8(ascii: ","))
+                frame.bytes.withUnsafeBufferPointer { Frame.write(of: $0, to: &sink) }
+            }
+        }
+        sink.append("],\"elapsed_ms\":")
         JSONOutput.writeInteger(elapsedMs, to: &sink)
         sink.append(UInt8(ascii: "}"))
     }
 
     package init(json: JSONValue) throws(MessageDecodingError) {
-        frames = try decodeFrames(json)
-        elapsedMs = try ResultField.integer(json, "elapsed_ms")
+        self.init(frames: try decodeFrames(json), elapsedMs: try ResultField.integer(json, "elapsed_ms"))
     }
 }
 

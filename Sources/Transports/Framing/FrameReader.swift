@@ -57,6 +57,12 @@ public final class FrameReader: @unchecked Sendable {  // @unchecked: all mutabl
         return try encode(&framer)
     }
 
+    /// ``encode(_:)`` appended to `output`, a buffer the caller keeps. Loop thread only.
+    public func encode(_ payload: [UInt8], appendingTo output: inout [UInt8]) throws(FramingError) {
+        func encode<F: Framer>(_ f: inout F) throws(FramingError) { try f.encode(payload, appendingTo: &output) }
+        try encode(&framer)
+    }
+
     /// Drops any partial frame and the timer (after a resync or a reopen). Loop thread only.
     public func reset() {
         framer.reset()

@@ -67,6 +67,11 @@ public protocol Framer: Sendable {
     /// Wraps one payload for sending.
     func encode(_ payload: [UInt8]) throws(FramingError) -> [UInt8]
 
+    /// ``encode(_:)`` appended to `output`, a buffer the caller keeps, so that sending a frame
+    /// allocates nothing. The default appends what ``encode(_:)`` returns; the line framer, the
+    /// common one, appends payload and terminator in place.
+    func encode(_ payload: [UInt8], appendingTo output: inout [UInt8]) throws(FramingError)
+
     /// Forgets any partial frame (after a reopen or a resync).
     mutating func reset()
 }
@@ -78,6 +83,10 @@ extension Framer {
         events.append(contentsOf: ingest(bytes, at: now))
     }
     public mutating func flush(at now: LoopInstant) -> [FramerEvent] { [] }
+
+    public func encode(_ payload: [UInt8], appendingTo output: inout [UInt8]) throws(FramingError) {
+        output.append(contentsOf: try encode(payload))
+    }
 
     /// Feeds bytes to a framer that does not care about time.
     public mutating func ingest(_ bytes: [UInt8]) -> [FramerEvent] {

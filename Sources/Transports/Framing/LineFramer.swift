@@ -98,6 +98,12 @@ public struct LineFramer: Framer {
         return payload + terminator
     }
 
+    public func encode(_ payload: [UInt8], appendingTo output: inout [UInt8]) throws(FramingError) {
+        guard payload.count <= maxFrameSize else { throw .payloadTooLarge(limit: maxFrameSize, size: payload.count) }
+        output.append(contentsOf: payload)
+        output.append(contentsOf: terminator)
+    }
+
     public mutating func reset() {
         buffer.removeAll()
         scanFrom = 0
