@@ -35,6 +35,21 @@ struct ResponseEncodingTests {
         #expect(Frame(text: "é").json == ["data_base64": "w6k=", "data": "é"])
     }
 
+    @Test("a transact result made from its first frame apart equals, and encodes as, the one made from the array")
+    func firstFrameApart() {
+        let frames = [Frame(text: "+CSQ: 20,99"), Frame([0xFF, 0x00]), Frame(text: "OK\r")]
+        for count in 1...frames.count {
+            let apart = TransactResult(first: frames[0], more: Array(frames[1..<count]), elapsedMs: 9)
+            let whole = TransactResult(frames: Array(frames[..<count]), elapsedMs: 9)
+            #expect(apart == whole)
+            #expect(apart.frames == Array(frames[..<count]))
+            #expect(ResponseEncoder.successLine(id: .int(3), result: apart) == ResponseEncoder.successLine(id: .int(3), result: whole))
+        }
+        let none = TransactResult(frames: [], elapsedMs: 1)
+        #expect(none.frames.isEmpty)
+        #expect(text(ResponseEncoder.successLine(id: .int(2), result: none)) == #"{"jsonrpc":"2.0","id":2,"result":{"frames":[],"elapsed_ms":1}}"# + "\n")
+    }
+
     @Test("a reply line written at its size bound equals the one appended, for frames of every kind and size")
     func boundedLines() throws {
         // Worst cases for the bound: every byte escaped six-fold (control bytes), the longest

@@ -32,4 +32,17 @@ struct LineFramerScanTests {
             }
         }
     }
+
+    @Test("a payload appended to a kept buffer is the payload and the terminator, as encode returns it")
+    func encodeAppending() throws {
+        let framer = LineFramer(delimiter: Array("\r\n".utf8), terminator: Array("\r".utf8), maxFrameSize: 8)
+        var output = Array("kept".utf8)
+        try framer.encode(Array("AT".utf8), appendingTo: &output)
+        #expect(output == Array("keptAT\r".utf8))
+        #expect(try framer.encode(Array("AT".utf8)) == Array("AT\r".utf8))
+        #expect(throws: FramingError.payloadTooLarge(limit: 8, size: 9)) {
+            try framer.encode(Array("123456789".utf8), appendingTo: &output)
+        }
+        #expect(output == Array("keptAT\r".utf8), "a refused payload appends nothing")
+    }
 }
