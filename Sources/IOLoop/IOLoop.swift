@@ -91,6 +91,9 @@ public final class IOLoop: LoopScheduler, @unchecked Sendable {
     public internal(set) var waitCount: UInt64 = 0
     var observers: [LoopObserver] = []
     var allTimers: [ObjectIdentifier: LoopTimer] = [:]
+    /// What the loop's timers hold weakly to report a cancel (``TimerCancellations``), so that
+    /// the loop itself is never weakly referenced. Loop thread only.
+    let timerCancellations = TimerCancellations()
     /// The mode of the innermost `run`, nil when not running.
     public internal(set) var currentMode: RunMode?
 
@@ -105,6 +108,7 @@ public final class IOLoop: LoopScheduler, @unchecked Sendable {
         let timer = try TimerFD.create()
         self.timerRaw = timer.rawValue
         self.timerFD = consume timer
+        timerCancellations.loop = self
     }
 
     /// Starts a loop on a new thread named `name` (at most 15 characters are kept) that runs the
@@ -144,6 +148,7 @@ public final class IOLoop: LoopScheduler, @unchecked Sendable {
     }
 
     deinit {
+        timerCancellations.loop = nil
         // A loop that was never shut down still owns descriptors; release them. (The thread of a
         // spawned loop holds a reference, so a spawned loop only gets here after shutdown.)
         if lifecycle.state != .closed {
