@@ -27,6 +27,9 @@ public final class Accessory: @unchecked Sendable {  // @unchecked: all mutable 
     let link: AccessoryLink
     let limits: Limits
     let untilPattern: Regex<AnyRegexOutput>?
+    /// `untilPattern == nil`, kept apart: reading the optional regex copies it through its
+    /// type's value witnesses (about 250 instructions), and every answer asks.
+    let completesOnFirstFrame: Bool
     let unsolicitedPatterns: [Regex<AnyRegexOutput>]
 
     /// Where the accessory is opened: the configured path for path-like sources (`path`,
@@ -130,6 +133,7 @@ public final class Accessory: @unchecked Sendable {  // @unchecked: all mutable 
         self.linePoll = LinePoll(scheduler: loop, interval: Self.linePollInterval)
         // The configuration loader already compiled these once; a failure here would be a bug.
         self.untilPattern = settings.response.until.flatMap { try? Regex($0) }
+        self.completesOnFirstFrame = untilPattern == nil
         self.unsolicitedPatterns = settings.unsolicited.compactMap { try? Regex($0) }
         let link = AccessoryLink()
         self.link = link
@@ -243,6 +247,7 @@ public final class Accessory: @unchecked Sendable {  // @unchecked: all mutable 
     }
 
     func frameCompletes(_ frame: [UInt8]) -> Bool {
+        if completesOnFirstFrame { return true }
         guard let untilPattern else { return true }
         return matchesAny([untilPattern], frame)
     }

@@ -7,11 +7,13 @@ public enum Epoll {
     public struct Events: OptionSet, Sendable, Hashable {
         public let rawValue: UInt32
         public init(rawValue: UInt32) { self.rawValue = rawValue }
-        public static let readable = Events(rawValue: CAS_EPOLLIN)
-        public static let writable = Events(rawValue: CAS_EPOLLOUT)
-        public static let error = Events(rawValue: CAS_EPOLLERR)
-        public static let hangup = Events(rawValue: CAS_EPOLLHUP)
-        public static let readHangup = Events(rawValue: CAS_EPOLLRDHUP)
+        // Computed, not stored: a stored static is a lazy global, and every read of one went
+        // through its once-check (five a wake-up).
+        public static var readable: Events { Events(rawValue: CAS_EPOLLIN) }
+        public static var writable: Events { Events(rawValue: CAS_EPOLLOUT) }
+        public static var error: Events { Events(rawValue: CAS_EPOLLERR) }
+        public static var hangup: Events { Events(rawValue: CAS_EPOLLHUP) }
+        public static var readHangup: Events { Events(rawValue: CAS_EPOLLRDHUP) }
     }
 
     /// One delivered event: the bits and the 64-bit cookie given at registration.

@@ -59,8 +59,13 @@ public struct LineFramer: Framer {
         }
         // No delimiter starts before the last d-1 bytes.
         i = Swift.max(i, buffer.count - d + 1)
-        // Keep the unfinished line; its bytes before `i` are known to start no delimiter.
-        buffer.removeFirst(start)
+        // Keep the unfinished line; its bytes before `i` are known to start no delimiter. (Most
+        // reads end with a line: emptying keeps the storage, and costs less than a removal.)
+        if start == buffer.count {
+            buffer.removeAll(keepingCapacity: true)
+        } else {
+            buffer.removeFirst(start)
+        }
         scanFrom = i - start
         // The last d-1 bytes may be the start of a delimiter; everything before them is content.
         if !discarding && buffer.count - (d - 1) > maxFrameSize {
