@@ -53,7 +53,7 @@ extension JSONParser {
         let accepted = try fastObject { (p: inout JSONParser, key) throws(JSONParseError) -> Bool in
             if p.key(key, is: KeyWord.jsonrpc, "jsonrpc") {
                 guard seen.first(.jsonrpc), p.at(UInt8(ascii: "\"")) else { return false }
-                return p.content(try p.parseStringContent(), is: "2.0")
+                return p.key(try p.fastKey(), is: ValueWord.version, "2.0")
             }
             if p.key(key, is: KeyWord.id, "id") {
                 guard seen.first(.id) else { return false }
@@ -68,9 +68,9 @@ extension JSONParser {
             }
             if p.key(key, is: KeyWord.method, "method") {
                 guard seen.first(.method), p.at(UInt8(ascii: "\"")) else { return false }
-                let name = try p.parseStringContent()
-                isTransact = p.content(name, is: "transact")
-                return isTransact || p.content(name, is: "write")
+                let name = try p.fastKey()
+                isTransact = p.key(name, is: ValueWord.transact, "transact")
+                return isTransact || p.key(name, is: ValueWord.write, "write")
             }
             if p.key(key, is: KeyWord.params, "params") {
                 guard seen.first(.params) else { return false }
@@ -149,26 +149,27 @@ extension JSONParser {
         return take(UInt8(ascii: "}"))
     }
 
-    /// A member's key: up to eight plain bytes as one word (read in one step, compared in one),
-    /// or any other string's content.
+    /// A member's key (or a short string value): up to eight plain bytes as one word (read in
+    /// one step, compared in one), or any other string's content.
     fileprivate enum FastKey {
         case word(UInt64)
         case content(StringContent)
     }
 
-    /// The key whose opening quote is here. Reads an eight-byte window: if its first byte that
-    /// is not plain ASCII is the closing quote, the key is the bytes before it (what
-    /// ``parseStringContent()`` would answer for them); otherwise the string is parsed.
+    /// The string whose opening quote is here, a key or a short value. Reads an eight-byte
+    /// window: if the closing quote is the first byte in or just after it that is not plain
+    /// ASCII, the string is the bytes before it (what ``parseStringContent()`` would answer for
+    /// them); otherwise the string is parsed.
     private mutating func fastKey() throws(JSONParseError) -> FastKey {
         // The window is read as a little-endian word (its first byte lowest, as ``KeyWord``
         // builds them); elsewhere every key is parsed as a string, which answers the same.
         #if _endian(little)
             let start = position + 1
-            if start + 8 <= bytes.count, let base = bytes.baseAddress {
+            if start + 8 < bytes.count, let base = bytes.baseAddress {
                 let window = UnsafeRawPointer(base + start).loadUnaligned(as: UInt64.self)
                 let mask = JSONStringScan.nonPlainMask(window)
                 let length = mask.trailingZeroBitCount / 8  // 8 when every byte is plain
-                if length < 8 && base[start + length] == UInt8(ascii: "\"") {
+                if base[start + length] == UInt8(ascii: "\"") {
                     position = start + length + 1
                     return .word(length == 0 ? 0 : window & (UInt64.max >> (64 - 8 * length)))
                 }
@@ -207,7 +208,7 @@ extension JSONParser {
 
 /// The request's keys of up to eight bytes as ``JSONParser/FastKey`` words (little-endian, the
 /// bytes after the key zero), and `long` for keys that are longer (they never come as a word:
-/// its bytes would all be 0xFF, which is not plain). Any thread.
+/// its bytes would all be 0xFF, which is not plain). ``ValueWord`` does the same for values. Any thread.
 ///
 /// Literals, not computed from the names: a `static let` computed at run time is a lazy global,
 /// and each of its dozen reads a request went through `swift_once`. The tests check each word
@@ -221,4 +222,11 @@ private enum KeyWord {
     static let data: UInt64 = 0x0000_0000_6174_6164  // "data"
     static let waitMs: UInt64 = 0x0073_6D5F_7469_6177  // "wait_ms"
     static let long = UInt64.max
+}
+
+/// The string values the fast path compares, as ``KeyWord`` words. Any thread.
+private enum ValueWord {
+    static let version: UInt64 = 0x0000_0000_0030_2E32  // "2.0"
+    static let transact: UInt64 = 0x7463_6173_6E61_7274  // "transact"
+    static let write: UInt64 = 0x0000_0065_7469_7277  // "write"
 }
