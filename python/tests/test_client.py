@@ -200,14 +200,19 @@ def test_ctrl_c_while_waiting_cancels_the_request(daemon: Daemon) -> None:
     with daemon.client() as client:
         counters = client.status("slow").counters
         before, sent = counters["requests_cancelled"], counters["frames_out"]
+        # A request ahead keeps the accessory busy: the interrupted one cannot be answered for
+        # 3 s (two answers of 1.5 s), far more than the SIGINT below takes even on a loaded
+        # machine (with the one request alone, a CI run once saw its answer come first).
+        ahead = client.submit("transact", {"device": "slow", "data": "ahead"})
         call = client.submit("transact", {"device": "slow", "data": "interrupt me"})
-        wait_until(lambda: client.status("slow").counters["frames_out"] > sent, 5, "the request to reach the accessory")
+        wait_until(lambda: client.status("slow").counters["frames_out"] > sent, 5, "the first request to reach the accessory")
         # SIGINT to this process while the main thread waits in result(): a Ctrl-C.
         timer = threading.Timer(0.1, lambda: os.kill(os.getpid(), signal.SIGINT))
         timer.start()
         with pytest.raises(KeyboardInterrupt):
             call.result(10)
         timer.join()
+        ahead.result(10)
         wait_until(
             lambda: client.status("slow").counters["requests_cancelled"] == before + 1, 5, "the daemon to cancel it"
         )
