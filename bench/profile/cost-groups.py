@@ -63,9 +63,9 @@ def subject(full_name):
 PHASES = [
     ("client bytes in: read, split, decode, queue (ClientConnection.readInput)", r"^ClientConnection\.readInput\("),
     ("· JSON decode (IncomingMessage.decode)", r"^static IncomingMessage\.decode(<A>)?\(_:maxDepth:\)"),
-    ("· resolve and queue (AccessoryRegistry.handle)", r"^(specialized )?AccessoryRegistry\.handle\(_:from:\)"),
-    ("launch on a later turn: conditions, execute, frame, write to the device (DeviceQueue.pump)",
-     r"^DeviceQueue\.pump\(\)"),
+    ("· resolve, queue and, on an idle accessory, launch (AccessoryRegistry.handle)",
+     r"^(specialized )?AccessoryRegistry\.handle\(_:from:\)"),
+    ("· · launch: conditions, execute, frame, write to the device (DeviceQueue.pump)", r"^DeviceQueue\.pump\(\)"),
     ("device bytes in: read, frame, finish, reply (StreamChannel.readAvailable)",
      r"^StreamChannel\.readAvailable\("),
     ("· operation finish and reply (LoopOperation.finish)", r"^LoopOperation\.finish\(error:\)"),
