@@ -129,6 +129,10 @@ final class Simulators {
             }
             let delay = children[i].delayNs
             children[i].pid = nil
+            // Its link names a pty that is gone, and whose number the next pty anyone opens
+            // may get: the accessory must find no link until the new simulator makes one (a
+            // test once saw the accessory open a stranger's pty through it, and stay there).
+            try? FileIO.unlink(linkPath(for: children[i].name))
             children[i].restartAtNs = now + delay
             children[i].delayNs = min(children[i].maximumDelayNs, delay * 2)
             log(

@@ -63,6 +63,30 @@ import Testing
         )
     }
 
+    /// A simulator killed outright cannot remove its link, which names a pty that is gone and
+    /// whose number the next pty opened on the machine may get: until the new simulator makes
+    /// a link of its own, there must be none, so that the accessory is absent rather than open
+    /// on a stranger's pty.
+    @Test func theLinkOfADeadSimulatorIsRemovedBeforeItsRestart() throws {
+        let s = try Scenario()
+        defer { s.finish() }
+        let slow =
+            "  - {name: sim1, simulate: {personality: echo}, framing: {type: line, delimiter: \"\\n\"}, "
+            + "reconnect: {initial_ms: 3000, max_ms: 3000}}"
+        try s.startDaemon(accessories: [slow], ready: ["sim1"])
+        let daemon = try #require(s.daemon)
+        let first = try #require(daemon.child.children.first, "the daemon started no simulator")
+        let link = s.runtimeDirectory + "/sim/sim1"
+        var status = stat()
+        try #require(lstat(link, &status) == 0, "no link at \(link)")
+        try ChildProcess.signal(first, SIGKILL)
+        let deadline = Deadline(seconds: 2)
+        while !s.log.contains("(pid \(first)) ended") && !deadline.hasPassed { usleep(10_000) }
+        try #require(s.log.contains("(pid \(first)) ended"), "the daemon did not reap its simulator: \(s.log)")
+        // The restart is 3 s away: the link must already be gone.
+        #expect(lstat(link, &status) != 0, "the dead simulator's link is still there")
+    }
+
     @Test func afterKill9OfTheDaemonNoSimulatorOutlivesItByASecond() throws {
         let s = try Scenario()
         defer { s.finish() }
