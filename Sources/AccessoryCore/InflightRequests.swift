@@ -69,9 +69,9 @@ struct InflightRequests {
         let entry = entry(of: client)
         if let first = entry.first {
             if first.requestID == op.requestID { return false }
-            guard entry.more.updateValue(op, forKey: op.requestID) == nil else {
+            if let inProgress = entry.more.updateValue(op, forKey: op.requestID) {
                 // Put back: the id belongs to the request already in progress.
-                entry.more[op.requestID] = nil
+                entry.more[op.requestID] = inProgress
                 return false
             }
         } else if entry.more.isEmpty || entry.more[op.requestID] == nil {
