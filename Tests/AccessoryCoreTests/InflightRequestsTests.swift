@@ -22,17 +22,21 @@ struct InflightRequestsTests {
         )
     }
 
+    /// Inserts each of `ops` for `client`; what `insert` answered for each.
+    func add(_ table: inout InflightRequests, _ ops: [RequestOperation], client: UInt64) -> [Bool] {
+        ops.map { table.insert($0, client: client) }
+    }
+
     @Test("an id in use is refused, as the first request or among the others; another client may use it")
     func idsInUse() {
         var table = InflightRequests()
         let (a, b, c) = (op(.int(1)), op(.string("two")), op(.int(3)))
-        #expect(table.insert(a, client: 7))
-        #expect(table.insert(b, client: 7))
-        #expect(table.insert(c, client: 7))
-        #expect(!table.insert(op(.int(1)), client: 7), "the id of the first")
-        #expect(!table.insert(op(.string("two")), client: 7), "an id among the others")
-        #expect(table.insert(op(.int(1)), client: 8), "another client's ids are its own")
-        #expect(!table.insert(op(.int(3)), client: 7), "with the cache on client 8")
+        let first = add(&table, [a, b, c, op(.int(1)), op(.string("two"))], client: 7)
+        #expect(first == [true, true, true, false, false], "the first's id, then an id among the others")
+        let other = add(&table, [op(.int(1))], client: 8)
+        #expect(other == [true], "another client's ids are its own")
+        let cachedElsewhere = add(&table, [op(.int(3))], client: 7)
+        #expect(cachedElsewhere == [false], "with the cache on client 8")
         #expect(table.count == 4)
         #expect(table.count(of: 7) == 3)
         #expect(table.count(of: 8) == 1)
@@ -46,14 +50,13 @@ struct InflightRequestsTests {
     func removal() {
         var table = InflightRequests()
         let (a, b) = (op(.int(1)), op(.int(2)))
-        #expect(table.insert(a, client: 1))
-        #expect(table.insert(b, client: 1))
+        let both = add(&table, [a, b], client: 1)
+        #expect(both == [true, true])
         table.remove(a, client: 1)
         #expect(table.count(of: 1) == 1)
         #expect(table.find(client: 1, id: .int(1)) == nil)
-        let again = op(.int(1))
-        #expect(table.insert(again, client: 1), "the id is free again")
-        #expect(!table.insert(op(.int(2)), client: 1), "b still holds its id")
+        let again = add(&table, [op(.int(1)), op(.int(2))], client: 1)
+        #expect(again == [true, false], "the first's id is free again; b still holds its id")
         table.remove(op(.int(2)), client: 1)  // another operation with b's id: not b
         table.remove(a, client: 1)  // already gone
         table.remove(b, client: 5)  // not that client's
@@ -66,8 +69,8 @@ struct InflightRequestsTests {
     func leaving() {
         var table = InflightRequests()
         let mine = [op(.int(1)), op(.int(2)), op(.int(3))]
-        for o in mine { #expect(table.insert(o, client: 4)) }
-        #expect(table.insert(op(.int(1)), client: 5))
+        let added = add(&table, mine, client: 4) + add(&table, [op(.int(1))], client: 5)
+        #expect(added == [true, true, true, true])
         let handed = table.removeClient(4)
         #expect(Set(handed.map(ObjectIdentifier.init)) == Set(mine.map(ObjectIdentifier.init)))
         #expect(table.count == 1)
@@ -75,7 +78,8 @@ struct InflightRequestsTests {
         #expect(table.find(client: 4, id: .int(2)) == nil)
         table.remove(mine[0], client: 4)  // its answer comes after it left
         #expect(table.count == 1)
-        #expect(table.removeClient(4).isEmpty)
+        let nothing = table.removeClient(4)
+        #expect(nothing.isEmpty)
         #expect(table.countsByClient == [5: 1])
     }
 }
