@@ -29,13 +29,16 @@ let packageRoot = String("\(#filePath)".dropLast("/Package.swift".count))
 /// stripped and about 1.9 MB less peak RSS (bench/footprint/footprint.py). The functions the
 /// daemon runs are placed side by side (packaging/accessoryd.order, `make link-order`): the
 /// kernel maps code 64 KiB around each fault, so scattered hot functions cost resident pages
-/// (peak RSS 8.6 -> 7.2 MiB). libstdc++ is linked statically by `make release` (see Makefile).
+/// (peak RSS 8.6 -> 7.2 MiB), and the compiler's unnamed helpers, which no order file can name, are
+/// gathered in one place (packaging/unnamed-functions.ld). libstdc++ is linked statically by
+/// `make release` (see Makefile).
 let shippedLinking: [LinkerSetting] = [
     .unsafeFlags(
         [
             "-use-ld=lld", "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs", "-Xlinker", "--no-export-dynamic",
             "-Xlinker", "--symbol-ordering-file=" + packageRoot + "/packaging/accessoryd.order",
             "-Xlinker", "--no-warn-symbol-ordering",
+            "-Xlinker", "--script=" + packageRoot + "/packaging/unnamed-functions.ld",
         ],
         .when(configuration: .release)
     )

@@ -69,6 +69,11 @@ enum Rules {
     }
 
     /// Why `pattern` does not compile as a Swift `Regex`, or `nil` if it does.
+    ///
+    /// Never inlined: inlined, the `Regex` type's metadata was fetched ahead of the check for a
+    /// configured pattern, which ran the regular expression library's code (and kept its pages
+    /// resident) in every daemon (docs/packaging.md, "Footprint").
+    @inline(never)
     static func regexProblem(_ pattern: String) -> String? {
         do {
             _ = try Regex(pattern)

@@ -26,11 +26,8 @@ public final class Accessory: @unchecked Sendable {  // @unchecked: all mutable 
     /// What timers and other deferred work hold instead of `[weak self]` (see ``AccessoryLink``).
     let link: AccessoryLink
     let limits: Limits
-    let untilPattern: Regex<AnyRegexOutput>?
-    /// `untilPattern == nil`, kept apart: reading the optional regex copies it through its
-    /// type's value witnesses (about 250 instructions), and every answer asks.
-    let completesOnFirstFrame: Bool
-    let unsolicitedPatterns: [Regex<AnyRegexOutput>]
+    let untilPattern: FramePattern?
+    let unsolicitedPatterns: [FramePattern]
 
     /// Where the accessory is opened: the configured path for path-like sources (`path`,
     /// `simulate`, `match.by_id`); for a udev identity match, the node of the matching device
@@ -132,9 +129,8 @@ public final class Accessory: @unchecked Sendable {  // @unchecked: all mutable 
         )
         self.linePoll = LinePoll(scheduler: loop, interval: Self.linePollInterval)
         // The configuration loader already compiled these once; a failure here would be a bug.
-        self.untilPattern = settings.response.until.flatMap { try? Regex($0) }
-        self.completesOnFirstFrame = untilPattern == nil
-        self.unsolicitedPatterns = settings.unsolicited.compactMap { try? Regex($0) }
+        self.untilPattern = settings.response.until.flatMap { FramePattern($0) }
+        self.unsolicitedPatterns = settings.unsolicited.compactMap { FramePattern($0) }
         let link = AccessoryLink()
         self.link = link
         // Their callbacks go through the link, as timers' do: they hold no accessory.
@@ -153,7 +149,7 @@ public final class Accessory: @unchecked Sendable {  // @unchecked: all mutable 
             scheduler: loop,
             settle: .milliseconds(settings.resync.settleMs),
             probe: settings.resync.probe.flatMap { p in
-                (try? Regex(p.expect)).map { Resync.Probe(expect: $0, timeout: .milliseconds(p.timeoutMs)) }
+                FramePattern(p.expect).map { Resync.Probe(expect: $0, timeout: .milliseconds(p.timeoutMs)) }
             },
             delegate: link
         )
@@ -247,14 +243,13 @@ public final class Accessory: @unchecked Sendable {  // @unchecked: all mutable 
     }
 
     func frameCompletes(_ frame: [UInt8]) -> Bool {
-        if completesOnFirstFrame { return true }
         guard let untilPattern else { return true }
         return matchesAny([untilPattern], frame)
     }
 
-    private func matchesAny(_ patterns: [Regex<AnyRegexOutput>], _ frame: [UInt8]) -> Bool {
+    private func matchesAny(_ patterns: [FramePattern], _ frame: [UInt8]) -> Bool {
         let text = String(decoding: frame, as: UTF8.self)
-        return patterns.contains { (try? $0.firstMatch(in: text)) != nil }
+        return patterns.contains { $0.matches(text) }
     }
 
     // MARK: - Status

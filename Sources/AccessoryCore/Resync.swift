@@ -60,9 +60,9 @@ final class Resync {
     /// A probe: what answer proves sync, and how long to wait for it (what to send is the
     /// delegate's: it frames and writes it).
     ///
-    /// Threading: a value, kept on the device loop (a `Regex` is not `Sendable`).
+    /// Threading: a value, kept on the device loop (a ``FramePattern`` is not `Sendable`).
     struct Probe {
-        let expect: Regex<AnyRegexOutput>
+        let expect: FramePattern
         let timeout: Duration
     }
 
@@ -149,8 +149,7 @@ final class Resync {
             lateAnswerCame = true
             arm(at: scheduler.now)
         case .probing, .probeBackoff:
-            guard let probe, (try? probe.expect.firstMatch(in: String(decoding: frame, as: UTF8.self))) != nil
-            else { return }
+            guard let probe, probe.expect.matches(String(decoding: frame, as: UTF8.self)) else { return }
             // A match before any probe went out (or more matches than probes) proves nothing.
             probesAnswered = min(probesAnswered + 1, probesSent)
             if isInStep { arm(at: scheduler.now) }

@@ -92,7 +92,19 @@ package final class DirectoryWatcher {
     /// True for the names atomic link publishing uses before the rename: udev's `.#name…`, and
     /// `name.tmp` / `name.tmp-…`. Any thread.
     static func isTemporary(_ name: String) -> Bool {
-        name.hasPrefix(".") || name.hasSuffix(".tmp") || name.contains(".tmp-")
+        name.hasPrefix(".") || name.hasSuffix(".tmp") || contains(name, bytes: ".tmp-")
+    }
+
+    /// Whether `part`'s UTF-8 bytes occur in `text`'s. Not `String.contains(_:)`: with a string
+    /// argument that one is `_StringProcessing`'s, whose code the daemon otherwise runs only for
+    /// configured patterns (docs/packaging.md, "Footprint"); file names are bytes anyway.
+    static func contains(_ text: String, bytes part: String) -> Bool {
+        let haystack = Array(text.utf8)
+        let needle = Array(part.utf8)
+        guard haystack.count >= needle.count else { return false }
+        return (0...haystack.count - needle.count).contains { start in
+            haystack[start..<start + needle.count].elementsEqual(needle)
+        }
     }
 
     static func normalized(_ path: String) -> String {

@@ -208,7 +208,7 @@ extension LoopOperation {
             let result: Result<Void, any Error> = error.map { .failure($0) } ?? .success(())
             let waiters = resultWaiters
             resultWaiters = []
-            for w in waiters { w.resume(returning: result) }
+            for resume in waiters { resume(result) }
         }
         if let q = queue {
             queue = nil

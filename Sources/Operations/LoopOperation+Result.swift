@@ -15,7 +15,7 @@ extension LoopOperation {
                     if let done = finishedResult {
                         c.resume(returning: done)
                     } else {
-                        resultWaiters.append(c)
+                        resultWaiters.append { c.resume(returning: $0) }
                     }
                 }
                 if !queued {

@@ -175,8 +175,10 @@ open class LoopOperation: @unchecked Sendable, CustomStringConvertible {  // @un
     /// True once a queue has asked this operation's conditions for their dependencies.
     var dependenciesProduced = false
     var timeoutTimer: LoopTimer?
-    /// `await result` callers, registered on the loop, resumed at finish.
-    var resultWaiters: [CheckedContinuation<Result<Void, any Error>, Never>] = []
+    /// `await result` callers, registered on the loop, resumed at finish. Each resumes its
+    /// continuation: an array of `CheckedContinuation` made every finish load `_Concurrency`'s
+    /// metadata for it, waiters or not, in a daemon that never awaits (docs/packaging.md, "Footprint").
+    var resultWaiters: [(Result<Void, any Error>) -> Void] = []
     var _didExecute = false
     var _endedByCancellation = false
 

@@ -54,7 +54,9 @@ struct ResyncUnitTests {
             resync = Resync(
                 scheduler: loop,
                 settle: .milliseconds(settleMs),
-                probe: probe.map { Resync.Probe(expect: try! Regex($0.expect), timeout: .milliseconds($0.timeoutMs)) },
+                probe: probe.map {
+                    Resync.Probe(expect: FramePattern($0.expect)!, timeout: .milliseconds($0.timeoutMs))
+                },
                 delegate: recorder
             )
         }

@@ -8,6 +8,18 @@ import Testing
 
 @Suite("by-id folder watcher (inotify)", .serialized)
 struct DirectoryWatcherTests {
+    @Test("rename temporaries by name: a leading dot, a .tmp end, .tmp- anywhere (bytes)")
+    func temporaryNames() {
+        for name in [".#usb-a", "usb-a.tmp", "usb-a.tmp-k3j", "x.tmp-", "é.tmp-ü", ".tmp-"] {
+            #expect(DirectoryWatcher.isTemporary(name), "\(name)")
+        }
+        for name in ["usb-a", "usb-a.tmpx", "usb-a.tm-p", "tmp-a", "", "é", "a.tm", "usb.tmp.a"] {
+            #expect(!DirectoryWatcher.isTemporary(name), "\(name)")
+        }
+        #expect(DirectoryWatcher.contains("abc", bytes: ""))
+        #expect(!DirectoryWatcher.contains("", bytes: "a"))
+    }
+
     @Test("start lists the links present; files, folders and rename temporaries are not links")
     func presentAtStart() throws {
         let h = try WatchHarness()

@@ -15,7 +15,7 @@ BIN_DIR holds accessoryd, accessoryctl and accessory-sim (the static release bui
   - the daemon's peak RSS (VmHWM), RSS and private memory (RssAnon) after 64 accessoryctl
     clients at once, each running one transact, then its children (the simulators) apart.
 and socat relaying to one simulated accessory with 64 clients, in the same run.
---check (CI) then fails unless: its peak RSS <= 2 x socat's listener's; accessoryd stripped
+--check (CI) then fails unless: its peak RSS <= 1.5 x socat's listener's; accessoryd stripped
 < 20 MB; its private memory <= 2.5 MiB (the dynamic build's before); its CPU time until
 READY=1 with 16 `path:` accessories < 50 ms (wall time is printed, not checked: a loaded CI
 machine moves it by hundreds of ms); no transact failed.
@@ -226,11 +226,13 @@ def main():
          f"CPU until READY=1, 16 path: accessories, {metrics['cpu to ready path']:.1f} ms < 50 ms"),
         (metrics["failed"] == 0, f"{metrics['failed']} transacts failed"),
     ]
-    # Between runs of the same binary the peak RSS moves by about 0.5 MiB (the file pages mapped
-    # around each fault depend on what the page cache holds); with libstdc++ static and the
-    # link order it stands at 1.6-1.7 x socat's listener here (docs/packaging.md).
+    # With the link order and the unnamed functions gathered it stands at 1.36-1.44 x socat's
+    # listener here, the program's pages cached as the linker wrote them (small folios, as
+    # socat's libraries are). The file pages mapped at each fault depend on what the page cache
+    # holds: the same binary read back in large folios (evicted, or copied with cp) peaks about
+    # 0.4 MiB higher, 1.45-1.53 x (docs/packaging.md, "Footprint").
     ratio = metrics["rss ratio"]
-    checks.insert(0, (ratio <= 2, f"peak RSS {ratio:.2f} x socat listener's <= 2"))
+    checks.insert(0, (ratio <= 1.5, f"peak RSS {ratio:.2f} x socat listener's <= 1.5"))
     print()
     for passed, text in checks:
         print(f"- [{'x' if passed else ' '}] {text}")

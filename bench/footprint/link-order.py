@@ -22,7 +22,8 @@ windows (`make footprint` measures exactly that life), and the rest follows clos
 
 A function renamed since the file was made is simply not ordered (the link passes
 --no-warn-symbol-ordering); `make footprint` shows when the file has gone stale. Run it again
-after large changes: `make link-order`.
+after large changes: `make link-order`. The compiler's private helpers have no symbol (callgrind
+shows them as addresses, skipped here): packaging/unnamed-functions.ld gathers them instead.
 Starts and stops only its own processes, by pid.
 """
 import json, os, select, signal, socket, subprocess, sys, tempfile, time, tty
