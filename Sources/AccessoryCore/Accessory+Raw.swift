@@ -90,15 +90,23 @@ extension Accessory {
         return session
     }
 
-    /// The function a raw client's bytes go to: called on the control loop as they are read;
-    /// hops to the device loop to write them. Any thread.
+    /// The function a raw client's bytes go to: called on the control loop as they are read.
+    /// When that is the device loop's thread (the default layout) they are written at once;
+    /// otherwise they hop to the device loop. Either way every call takes the same road, so the
+    /// bytes reach the device in the order read. Any thread.
     func rawInput(for session: RawSession) -> @Sendable ([UInt8]) -> Void {
         let loop = self.loop
         let link = self.link
         return { bytes in
             if session.gate.admit(bytes.count) { session.origin.pauseRawInput(true) }
             // The link is read on the device loop, where the accessory may have gone meanwhile.
-            loop.perform { link.accessory?.writeRaw(bytes, from: session) }
+            if loop.inLoop {
+                // No block to queue and run on the next turn: the device starts on the bytes
+                // before the loop handles its other events.
+                link.accessory?.writeRaw(bytes, from: session)
+            } else {
+                loop.perform { link.accessory?.writeRaw(bytes, from: session) }
+            }
         }
     }
 

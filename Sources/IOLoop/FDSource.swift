@@ -91,8 +91,12 @@ public final class FDSource: @unchecked Sendable {  // @unchecked: all mutable s
 
     /// Changes the interest while registered. Loop thread only.
     public func setInterest(_ new: FDInterest) {
+        // Unchanged, the common case (owners restate their interest after each read or write):
+        // the thread check only in debug builds, where it costs nothing in release (it retains
+        // the loop, whose weak references make that a slow atomic).
+        guard new != interest else { return loop.assertInLoop() }
         loop.preconditionInLoop()
-        guard isValid, new != interest else { return }
+        guard isValid else { return }
         interest = new
         loop.reregister(self)
     }

@@ -107,5 +107,5 @@ struct TelnetWire: Wire {
     }
     func reply(_ line: ArraySlice<UInt8>) throws -> Reply? { Reply(id: nil, payload: line) }
     func streamRequest(id: Int, payloads: [[UInt8]]) -> [UInt8] { payloads.flatMap { request(id: id, payload: $0) } }
-    func streamed(_ line: ArraySlice<UInt8>) throws -> Int? { line.count }
+    func streamed(_ line: ArraySlice<UInt8>) throws -> ArraySlice<UInt8>? { line }
 }

@@ -59,6 +59,14 @@ extension Report {
                         "streaming, \(result.label): at or above socat in every round (lowest ratio \(format(lowest, 2))×)"
                     )
                 }
+                if result.raw, let socat = streaming.first(where: { $0.kind == .socat }) {
+                    let daemonCPU = result.cpuMillisecondsPerMiB
+                    let socatCPU = socat.cpuMillisecondsPerMiB
+                    check(
+                        daemonCPU < socatCPU,
+                        "streaming, \(result.label): relay CPU \(format(daemonCPU, 2)) ms/MiB below socat's \(format(socatCPU, 2))"
+                    )
+                }
             }
             if let daemon = cpu(kind), let socat = cpu(.socat) {
                 check(

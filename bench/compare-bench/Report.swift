@@ -100,19 +100,23 @@ struct Report {
             "",
             "### Streaming (256-B lines sent back to back in 4 KiB batches, 16 KiB in flight; accessoryd: one `write` request a batch and `device.data` back, or raw after `attach`; median of \(direct.rates.count) interleaved rounds)",
             "",
-            "| target | MB/s | min–max | of direct |", "|---|---:|---:|---:|",
+            "| target | MB/s | min–max | of direct | relay CPU ms/MiB |", "|---|---:|---:|---:|---:|",
         ]
         for result in streaming {
             let share = result.megabytesPerSecond / direct.megabytesPerSecond * 100
             let median = format(result.megabytesPerSecond)
-            lines.append(row([result.label, median, result.spread, format(share, 0) + " %"]))
+            let cpu = result.kind == .direct ? "–" : format(result.cpuMillisecondsPerMiB, 2)
+            lines.append(row([result.label, median, result.spread, format(share, 0) + " %", cpu]))
         }
         if let socat = streaming.first(where: { $0.kind == .socat }) {
             for result in streaming
             where result.kind.isAccessoryd && result.raw && result.rates.count == socat.rates.count {
                 let ratios = zip(result.rates, socat.rates).map { format($0 / $1, 2) + "×" }
+                let cpu = format(result.cpuMillisecondsPerMiB / socat.cpuMillisecondsPerMiB, 2)
                 lines.append("")
-                lines.append("\(result.label) ÷ socat, round by round: \(ratios.joined(separator: ", ")).")
+                lines.append(
+                    "\(result.label) ÷ socat, round by round: \(ratios.joined(separator: ", ")); relay CPU per MiB \(cpu)×."
+                )
             }
         }
         return lines

@@ -12,6 +12,10 @@ struct StreamingResult {
     let raw: Bool
     /// MB/s in each round, in round order.
     var rates: [Double]
+    /// The relay's CPU time (every thread of it and of its children, ``ProcessStats``) and the
+    /// bytes streamed, summed over the rounds; no CPU for `direct`, which has no relay.
+    var relayCPUNanoseconds: UInt64 = 0
+    var bytes = 0
     var label: String {
         guard kind.isAccessoryd else { return kind.rawValue }
         return kind.rawValue + (raw ? " (`attach`, raw)" : " (`write` + `device.data`)")
@@ -19,13 +23,23 @@ struct StreamingResult {
     /// The median of the rounds.
     var megabytesPerSecond: Double { rates.sorted()[rates.count / 2] }
     var spread: String { "\(format(rates.min() ?? 0))–\(format(rates.max() ?? 0))" }
+    /// The relay's milliseconds on a CPU per MiB streamed (each MiB goes through it both ways).
+    var cpuMillisecondsPerMiB: Double { Double(relayCPUNanoseconds) / 1e6 / (Double(bytes) / Double(1 << 20)) }
+
+    mutating func add(_ round: StreamingResult) {
+        rates += round.rates
+        relayCPUNanoseconds += round.relayCPUNanoseconds
+        bytes += round.bytes
+    }
 }
 
 /// Streams `total` payload bytes in `size`-byte lines through `target`, keeping at most `window`
 /// bytes unechoed, and times until every byte has come back. Lines go out in batches of up to
 /// `batch` bytes: a raw target gets them in one send, accessoryd in one pipelined `write`
 /// request, on a connection subscribed to the accessory's `device.data` — or, with `raw`, as
-/// raw bytes on a connection turned raw by `attach`.
+/// raw bytes on a connection turned raw by `attach`. Every echoed line must be the next line sent,
+/// byte for byte. The relay's CPU time is read when the connection is ready and again when the
+/// last byte is back, before the connection closes (socat's child for it still alive).
 func measureStreaming(
     _ target: Target,
     raw: Bool = false,
@@ -50,8 +64,19 @@ func measureStreaming(
             params: ["device": .string(device), "events": ["data"]]
         )
     }
+    let relayCPU = { target.relay.map { ProcessStats($0.pid).cpuNanoseconds } ?? 0 }
+    if let relay = target.relay, target.kind == .socat {
+        // socat forks the child that relays this connection once it accepts it: count its CPU too.
+        _ = try? waitFor("socat's child for the connection", seconds: 2) { ProcessStats.tree(relay.pid).count > 1 }
+    }
+    let cpuBefore = relayCPU()
     let lines = max(1, total / size)
     var sentLines = 0
+    var echoedLines = 0
+    // The lines sent and not yet echoed, oldest first from `unechoedHead`: each echo is checked
+    // against the line it must be, without making the payload again.
+    var unechoed: [[UInt8]] = []
+    var unechoedHead = 0
     var received = 0
     var outbound: [UInt8] = []
     var offset = 0
@@ -68,6 +93,7 @@ func measureStreaming(
                 payloads.append(payload(size: size, client: 0, sequence: sentLines))
             }
             if payloads.isEmpty { break }
+            unechoed += payloads
             outbound += wire.streamRequest(id: sentLines, payloads: payloads)
         }
         if offset < outbound.count {
@@ -90,12 +116,28 @@ func measureStreaming(
         }
         if try !endpoint.readAvailable() { throw BenchError("\(target.kind) closed the streaming connection") }
         while let line = endpoint.bufferedLine() {
-            if let count = try wire.streamed(line) {
-                received += count
-                lastProgress = Clock.nanoseconds()
+            guard let echoed = try wire.streamed(line) else { continue }
+            echoedLines += 1
+            guard unechoedHead < unechoed.count, echoed.elementsEqual(unechoed[unechoedHead]) else {
+                throw BenchError(
+                    "\(target.kind): echoed line \(echoedLines) is not the line sent: \(String(decoding: echoed.prefix(64), as: UTF8.self))"
+                )
             }
+            unechoedHead += 1
+            if unechoedHead >= 256 && unechoedHead * 2 >= unechoed.count {
+                unechoed.removeFirst(unechoedHead)
+                unechoedHead = 0
+            }
+            received += echoed.count
+            lastProgress = Clock.nanoseconds()
         }
     }
     let seconds = Double(Clock.nanoseconds() - start) / 1e9
-    return StreamingResult(kind: target.kind, raw: raw, rates: [Double(received) / 1e6 / seconds])
+    return StreamingResult(
+        kind: target.kind,
+        raw: raw,
+        rates: [Double(received) / 1e6 / seconds],
+        relayCPUNanoseconds: relayCPU() - cpuBefore,
+        bytes: received
+    )
 }

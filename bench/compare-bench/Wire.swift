@@ -20,8 +20,8 @@ protocol Wire {
     /// The bytes that stream `payloads` as lines (no reply expected beyond the echoes), one
     /// request for all of them, newlines included.
     func streamRequest(id: Int, payloads: [[UInt8]]) -> [UInt8]
-    /// How many echoed payload bytes a line carries, or `nil` for a line that carries none.
-    func streamed(_ line: ArraySlice<UInt8>) throws -> Int?
+    /// The echoed payload a line carries, or `nil` for a line that carries none.
+    func streamed(_ line: ArraySlice<UInt8>) throws -> ArraySlice<UInt8>?
 }
 
 /// A raw relay or the pty itself: a request is the payload and a newline; every line is a reply.
@@ -33,7 +33,7 @@ struct RawWire: Wire {
     func streamRequest(id: Int, payloads: [[UInt8]]) -> [UInt8] {
         payloads.flatMap { request(id: id, payload: $0) }
     }
-    func streamed(_ line: ArraySlice<UInt8>) throws -> Int? { line.count }
+    func streamed(_ line: ArraySlice<UInt8>) throws -> ArraySlice<UInt8>? { line }
 }
 
 /// accessoryd: a request is a JSON-RPC `transact` on `device` (line framing adds the newline on
@@ -62,7 +62,7 @@ struct RPCWire: Wire {
         return RPCWire.line(id: id, method: "write", params: ["device": .string(device), "data": text(joined)])
     }
 
-    func streamed(_ line: ArraySlice<UInt8>) throws -> Int? {
+    func streamed(_ line: ArraySlice<UInt8>) throws -> ArraySlice<UInt8>? {
         switch try ServerMessage.decode(line) {
         case .response(let response):
             if let error = response.error { throw BenchError("write failed: \(error)") }
@@ -71,7 +71,7 @@ struct RPCWire: Wire {
             guard notification.method == "device.data", let data = notification.params["data"]?.stringValue else {
                 return nil
             }
-            return data.utf8.count
+            return Array(data.utf8)[...]
         }
     }
 

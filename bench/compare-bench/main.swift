@@ -49,7 +49,7 @@ func run(_ options: Options) throws {
             do {
                 let result = try measureStreaming(target, raw: raw, total: options.streamBytes)
                 if let known = report.streaming.firstIndex(where: { $0.kind == target.kind && $0.raw == raw }) {
-                    report.streaming[known].rates += result.rates
+                    report.streaming[known].add(result)
                 } else {
                     report.streaming.append(result)
                 }

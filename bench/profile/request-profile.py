@@ -13,10 +13,14 @@ with strace attached to every thread once it is ready (syscalls per request).
   bench/profile/request-profile.py --products ... --tool cpu --requests 20000    (user and system
       CPU of the daemon per request, from /proc/PID/stat)
   Add --trace text|hexdump|jsonl to any of them to run with a trace file on the accessory.
+  Add --attach to stream instead: --requests N is then MiB sent through an `attach` session as
+  compare-bench streams (256-byte lines in 4 KiB batches, 16 KiB in flight, every byte checked
+  as it comes back), and every figure is per MiB:
+  bench/profile/request-profile.py --products ... --tool strace --attach --requests 16
 
 Every child it starts is stopped by pid; the temporary folder is removed.
 """
-import argparse, json, os, re, shutil, signal, socket, subprocess, sys, tempfile, time
+import argparse, json, os, re, select, shutil, signal, socket, subprocess, sys, tempfile, time
 
 
 def wait_for(what, seconds, condition):
@@ -52,11 +56,40 @@ class Client:
                 return message
 
 
+def stream(sock, mib):
+    """Streams `mib` MiB through an attached connection, compare-bench's pattern; checks each byte."""
+    total = (mib << 20) // 256
+    sent = received = 0
+    outbound, expected = bytearray(), bytearray()
+    sock.setblocking(False)
+    while received < total * 256:
+        while sent < total and sent * 256 - received < 16384 and len(outbound) < 4096:
+            sent += 1
+            outbound += f"k0s{sent}".ljust(255, ".").encode() + b"\n"
+        if outbound:
+            try:
+                count = sock.send(outbound)
+                expected += outbound[:count]
+                del outbound[:count]
+            except BlockingIOError:
+                pass
+        readable, _, _ = select.select([sock], [sock] if outbound else [], [], 5)
+        if not readable and not outbound:
+            sys.exit(f"request-profile: streaming stopped at {received} bytes")
+        if readable:
+            chunk = sock.recv(65536)
+            if not chunk or expected[:len(chunk)] != chunk:
+                sys.exit(f"request-profile: the stream ended or differed at byte {received}")
+            del expected[:len(chunk)]
+            received += len(chunk)
+
+
 def run(args, folder, requests):
     echo = subprocess.Popen([os.path.join(args.products, "echo-accessory"), "--link", folder + "/tty"],
                             stdout=subprocess.PIPE, text=True)
     children = [echo]
     strace = None
+    unit = "MiB" if args.attach else "request"
     try:
         echo.stdout.readline()
         sock = folder + "/d.sock"
@@ -95,6 +128,9 @@ def run(args, folder, requests):
         wait_for("the accessory", 120, ready)
         for _ in range(20):  # warm up: the first requests allocate what later ones reuse
             client.call("transact", {"device": "echo", "data": "warm-up"})
+        if args.attach:
+            assert client.call("attach", {"device": "echo"})["result"]["attached"], "attach refused"
+            client.pending = b""
         if args.tool == "perf":
             strace = subprocess.Popen(["perf", "record", "-q", "-e", "cpu-clock", "-F", "20000", "-g",
                                        "-o", folder + "/perf.data", "-p", str(daemon.pid)],
@@ -127,7 +163,9 @@ def run(args, folder, requests):
         cpu_before = cpu_ticks()
         on_cpu_before = on_cpu_ns()
         start = time.monotonic()
-        for sequence in range(requests):
+        if args.attach:
+            stream(client.sock, requests)
+        for sequence in range(0 if args.attach else requests):
             payload = f"k0s{sequence}".ljust(16, ".")
             reply = client.call("transact", {"device": "echo", "data": payload})
             assert reply["result"]["frames"][0]["data"] == payload, reply
@@ -136,14 +174,14 @@ def run(args, folder, requests):
             tick = os.sysconf("SC_CLK_TCK")
             user, system = (after - before for after, before in zip(cpu_ticks(), cpu_before))
             on_cpu = on_cpu_ns() - on_cpu_before
-            print(f"daemon CPU per request: {on_cpu / requests / 1e3:.1f} µs on a CPU (schedstat); by ticks, user "
+            print(f"daemon CPU per {unit}: {on_cpu / requests / 1e3:.1f} µs on a CPU (schedstat); by ticks, user "
                   f"{user / tick / requests * 1e6:.1f} µs, system {system / tick / requests * 1e6:.1f} µs; "
-                  f"round trip {elapsed / requests * 1e6:.1f} µs (a Python client, {requests} requests)")
+                  f"{elapsed / requests * 1e6:.1f} µs per {unit} (a Python client, {requests} {unit}s)")
             for name, (ran, slices) in sorted(per_thread().items()):
                 ran0, slices0 = threads_before.get(name, (0, 0))
                 if slices - slices0 > requests / 10:
                     print(f"  thread {name}: {(ran - ran0) / requests / 1e3:.1f} µs and "
-                          f"{(slices - slices0) / requests:.2f} wake-ups per request")
+                          f"{(slices - slices0) / requests:.2f} wake-ups per {unit}")
         if strace and args.tool == "perf":
             strace.send_signal(signal.SIGINT)
             strace.wait(timeout=60)
@@ -152,7 +190,7 @@ def run(args, folder, requests):
                                          "--percent-limit", "0.7", "--stdio", "-g", "none"] + sort,
                                         capture_output=True, text=True).stdout
                 print("\n".join(l for l in report.splitlines() if l and not l.startswith("#")))
-            print(f"{elapsed / max(1, requests) * 1e6:.0f} µs per request while sampled")
+            print(f"{elapsed / max(1, requests) * 1e6:.0f} µs per {unit} while sampled")
         elif strace:
             strace.send_signal(signal.SIGINT)
             strace.wait(timeout=30)
@@ -160,8 +198,8 @@ def run(args, folder, requests):
             print(report)
             total = re.search(r"^100\.00\s+\S+\s+\S+\s+(\d+)\s+(\d+)?\s*total", report, re.M)
             if total:
-                print(f"syscalls per request: {int(total.group(1)) / requests:.2f} (strace slows it: "
-                      f"{elapsed / max(1, requests) * 1e6:.0f} µs per request while traced)")
+                print(f"syscalls per {unit}: {int(total.group(1)) / requests:.2f} (strace slows it: "
+                      f"{elapsed / max(1, requests) * 1e6:.0f} µs per {unit} while traced)")
         client.sock.close()
         daemon.send_signal(signal.SIGTERM)
         daemon.wait(timeout=120)
@@ -193,6 +231,8 @@ def main():
     parser.add_argument("--trace", choices=["text", "hexdump", "jsonl"],
                         help="give the accessory a trace file in this format (the cost of tracing: compare "
                              "with a run without it)")
+    parser.add_argument("--attach", action="store_true",
+                        help="stream --requests MiB through an `attach` session instead of transacts; figures per MiB")
     parser.add_argument("--keep", help="copy the callgrind output files to this prefix (for callgrind_annotate)")
     args = parser.parse_args()
     folder = tempfile.mkdtemp(prefix="request-profile-")
@@ -201,8 +241,9 @@ def main():
             baseline = min(200, args.requests // 2)
             base = run(args, folder, baseline)
             loaded = run(args, folder, args.requests)
-            print(f"instructions per transact (daemon, all threads): {(loaded - base) / (args.requests - baseline):,.0f} "
-                  f"({loaded:,} with {args.requests} requests, {base:,} with {baseline})")
+            unit = "MiB through attach" if args.attach else "transact"
+            print(f"instructions per {unit} (daemon, all threads): {(loaded - base) / (args.requests - baseline):,.0f} "
+                  f"({loaded:,} with {args.requests}, {base:,} with {baseline})")
         else:
             run(args, folder, args.requests)
     finally:
