@@ -47,19 +47,26 @@ struct RequestFastPathTests {
         )
     }
 
-    @Test("the version and the method are compared as words and, escaped, as text: each agrees with the general decoder")
+    @Test(
+        "the version and the method are compared as words and, escaped, as text: each agrees with the general decoder"
+    )
     func valueWords() {
         func line(_ version: String, _ method: String) -> String {
             #"{"jsonrpc":""# + version + #"","id":1,"method":""# + method
                 + #"","params":{"device":"e","data":"x"}}"#
         }
         // Taken: as words, and escaped (read as text, compared as text).
-        for (version, method) in [("2.0", "transact"), ("2.0", "write"), (#"2\u002e0"#, #"tr\u0061nsact"#), ("2.0", #"writ\u0065"#)] {
+        for (version, method) in [
+            ("2.0", "transact"), ("2.0", "write"), (#"2\u002e0"#, #"tr\u0061nsact"#), ("2.0", #"writ\u0065"#),
+        ] {
             #expect(agree(line(version, method)), "\(version) \(method)")
         }
         // Near misses, one byte shorter or longer than a word, or another value: left to the
         // general decoder, which refuses them.
-        for (version, method) in [("2.0", "transac"), ("2.0", "transacts"), ("2.0", "writes"), ("2.00", "write"), ("2.", "write"), ("2.0", "")] {
+        for (version, method) in [
+            ("2.0", "transac"), ("2.0", "transacts"), ("2.0", "writes"), ("2.00", "write"), ("2.", "write"),
+            ("2.0", ""),
+        ] {
             #expect(fast(line(version, method)) == nil, "\(version) \(method)")
             #expect(general(line(version, method)) == nil, "\(version) \(method)")
         }

@@ -43,11 +43,17 @@ struct ResponseEncodingTests {
             let whole = TransactResult(frames: Array(frames[..<count]), elapsedMs: 9)
             #expect(apart == whole)
             #expect(apart.frames == Array(frames[..<count]))
-            #expect(ResponseEncoder.successLine(id: .int(3), result: apart) == ResponseEncoder.successLine(id: .int(3), result: whole))
+            #expect(
+                ResponseEncoder.successLine(id: .int(3), result: apart)
+                    == ResponseEncoder.successLine(id: .int(3), result: whole)
+            )
         }
         let none = TransactResult(frames: [], elapsedMs: 1)
         #expect(none.frames.isEmpty)
-        #expect(text(ResponseEncoder.successLine(id: .int(2), result: none)) == #"{"jsonrpc":"2.0","id":2,"result":{"frames":[],"elapsed_ms":1}}"# + "\n")
+        #expect(
+            text(ResponseEncoder.successLine(id: .int(2), result: none))
+                == #"{"jsonrpc":"2.0","id":2,"result":{"frames":[],"elapsed_ms":1}}"# + "\n"
+        )
     }
 
     @Test("a reply line written at its size bound equals the one appended, for frames of every kind and size")
