@@ -40,8 +40,7 @@ extension ClientConnection {
                 return .handOver
             }
             if isResponse { o.responseLeaving() }
-            o.queue.append(line)
-            switch o.writeQueued() {
+            switch o.write(line) {
             case .success(let written):
                 queuedBytes.wrappingSubtract(written, ordering: .relaxed)
                 return o.queue.isEmpty ? .written : .partlyWritten
@@ -63,9 +62,11 @@ extension ClientConnection {
             if handedOver { o.linesInFlight -= 1 }
             if isResponse { o.responseLeaving() }
             guard open else { return (nil, 0) }
-            let wasEmpty = o.queue.isEmpty
-            o.queue.append(line)
-            return (wasEmpty ? writeQueued(&o) : nil, o.queue.byteCount)
+            guard o.queue.isEmpty else {
+                o.queue.append(line)
+                return (nil, o.queue.byteCount)
+            }
+            return (write(line, &o), o.queue.byteCount)
         }
         guard open else {
             queuedBytes.wrappingSubtract(line.count, ordering: .relaxed)
@@ -95,6 +96,18 @@ extension ClientConnection {
         }
         updateInterest()
         closeIfIdle()
+    }
+
+    /// Queues `line` and writes as ``writeQueued(_:)`` does, `line` straight from its array
+    /// (``ConnectionOutput/write(_:)``). Inside the output lock, with nothing queued.
+    private func write(_ line: [UInt8], _ o: inout ConnectionOutput) -> CloseReason? {
+        switch o.write(line) {
+        case .success(let written):
+            if written > 0 { queuedBytes.wrappingSubtract(written, ordering: .relaxed) }
+            return nil
+        case .failure(let errno):
+            return .writeFailed(errno)
+        }
     }
 
     /// Writes what is queued until done or the socket is full, and accounts the bytes. Returns

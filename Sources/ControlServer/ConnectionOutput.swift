@@ -25,6 +25,23 @@ struct ConnectionOutput {
         if pendingRequests > 0 { pendingRequests -= 1 }
     }
 
+    /// Queues `line` and writes as ``writeQueued()`` does (`line` straight from its array when
+    /// nothing was queued: ``OutboundQueue/appendAndDrain(_:_:)``). Returns the bytes written, or
+    /// the errno of a failed write.
+    mutating func write(_ line: [UInt8]) -> Result<Int, Errno> {
+        guard let fd else {
+            queue.append(line)
+            return .success(0)
+        }
+        do {
+            return .success(
+                try queue.appendAndDrain(line) { bytes throws(SyscallError) in try Socket.send(fd, from: bytes) }
+            )
+        } catch {
+            return .failure(error.errno)
+        }
+    }
+
     /// Writes queued bytes until the queue is empty or the socket is full. Returns the bytes
     /// written, or the errno of a failed write.
     mutating func writeQueued() -> Result<Int, Errno> {

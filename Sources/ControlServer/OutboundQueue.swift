@@ -19,6 +19,42 @@ struct OutboundQueue {
         byteCount += line.count
     }
 
+    /// Queues `line` and writes what is queued, as ``append(_:)`` then ``drain(_:)`` would; with
+    /// nothing queued before it, `line` is written straight from the caller's array and only
+    /// what `write` did not take is queued (usually nothing: a reply leaves without touching
+    /// the queue's storage). Returns the bytes written; a write error is thrown with `line`
+    /// queued, as after ``append(_:)``.
+    mutating func appendAndDrain(
+        _ line: [UInt8],
+        _ write: (UnsafeRawBufferPointer) throws(SyscallError) -> IOResult<Int>
+    ) throws(SyscallError) -> Int {
+        guard isEmpty, !line.isEmpty else {
+            append(line)
+            return try drain(write)
+        }
+        let result: Result<IOResult<Int>, SyscallError> = line.withUnsafeBytes { bytes in
+            do throws(SyscallError) {
+                return .success(try write(bytes))
+            } catch {
+                return .failure(error)
+            }
+        }
+        switch result {
+        case .failure(let error):
+            append(line)
+            throw error
+        case .success(.wouldBlock):
+            append(line)
+            return 0
+        case .success(.processed(let n)):
+            if n < line.count {
+                append(line)
+                consume(n)
+            }
+            return n
+        }
+    }
+
     /// Writes queued bytes with `write` until the queue is empty or `write` would block. Returns
     /// the bytes written; a write error is thrown after the bytes before it were accounted.
     mutating func drain(

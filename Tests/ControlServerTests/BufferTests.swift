@@ -96,4 +96,52 @@ struct BufferTests {
         }
         #expect(queue.byteCount == 3)
     }
+
+    @Test("a line appended to an empty queue is written from its array; what the socket leaves is queued, in order")
+    func appendAndDrain() throws {
+        var sink: [UInt8] = []
+        var budget = Int.max
+        func write(_ bytes: UnsafeRawBufferPointer) throws(SyscallError) -> IOResult<Int> {
+            guard budget > 0 else { return .wouldBlock }
+            let n = min(budget, bytes.count)
+            budget -= n
+            sink += bytes.prefix(n)
+            return .processed(n)
+        }
+        var queue = OutboundQueue()
+        // All taken: nothing queued.
+        let written1 = try queue.appendAndDrain(Array("one\n".utf8), write)
+        #expect(written1 == 4)
+        #expect(queue.isEmpty && queue.byteCount == 0)
+        // Part taken: the rest queued from where the socket stopped.
+        budget = 2
+        let written2 = try queue.appendAndDrain(Array("two\n".utf8), write)
+        #expect(written2 == 2)
+        #expect(!queue.isEmpty && queue.byteCount == 2)
+        // With something queued, a line waits behind it; the socket full, nothing is written.
+        let written3 = try queue.appendAndDrain(Array("three\n".utf8), write)
+        #expect(written3 == 0)
+        #expect(queue.byteCount == 8)
+        budget = .max
+        let written4 = try queue.drain(write)
+        #expect(written4 == 8)
+        #expect(String(decoding: sink, as: UTF8.self) == "one\ntwo\nthree\n")
+        #expect(queue.isEmpty && queue.byteCount == 0)
+        // The socket full at once: the whole line queued.
+        budget = 0
+        let written5 = try queue.appendAndDrain(Array("four\n".utf8), write)
+        #expect(written5 == 0)
+        #expect(queue.byteCount == 5)
+    }
+
+    @Test("a line whose direct write fails is queued, and the error thrown")
+    func appendAndDrainError() {
+        var queue = OutboundQueue()
+        #expect(throws: SyscallError(.send, .brokenPipe)) {
+            _ = try queue.appendAndDrain(Array("abc".utf8)) { _ throws(SyscallError) in
+                throw SyscallError(.send, .brokenPipe)
+            }
+        }
+        #expect(queue.byteCount == 3)
+    }
 }
