@@ -61,6 +61,10 @@ extension JSONParser {
                     id = .string(try p.parseString())
                     return true
                 }
+                if let value = p.fastSmallInteger() {
+                    id = .int(value)
+                    return true
+                }
                 // `parseNumber` expects a number to start here (its callers check).
                 guard p.atNumber, case .integer(let value) = try p.parseNumber() else { return false }
                 id = .int(value)
@@ -189,6 +193,28 @@ extension JSONParser {
     /// An integer literal in `range`, or nil for anything else (a `null` included).
     private mutating func fastMilliseconds(in range: ClosedRange<Int64>) throws(JSONParseError) -> Int64? {
         guard atNumber, case .integer(let value) = try parseNumber(), range.contains(value) else { return nil }
+        return value
+    }
+
+    /// A non-negative integer of at most 18 digits without a leading zero, ended by a byte that
+    /// cannot continue a number (what ``parseNumber()`` reads as `.integer` with the same value),
+    /// read here in one loop; nil, with the position unchanged, for anything else (which
+    /// ``parseNumber()`` then reads or refuses). Request ids are such integers, as a rule.
+    private mutating func fastSmallInteger() -> Int64? {
+        var i = position
+        guard i < bytes.count, bytes[i] >= UInt8(ascii: "0"), bytes[i] <= UInt8(ascii: "9") else { return nil }
+        var value: Int64 = 0
+        while i < bytes.count, bytes[i] >= UInt8(ascii: "0"), bytes[i] <= UInt8(ascii: "9") {
+            value = value &* 10 &+ Int64(bytes[i] &- UInt8(ascii: "0"))
+            i += 1
+        }
+        let digits = i - position
+        guard digits <= 18, digits == 1 || bytes[position] != UInt8(ascii: "0") else { return nil }
+        if i < bytes.count {
+            let next = bytes[i]
+            guard next != UInt8(ascii: "."), next != UInt8(ascii: "e"), next != UInt8(ascii: "E") else { return nil }
+        }
+        position = i
         return value
     }
 

@@ -72,6 +72,21 @@ struct RequestFastPathTests {
         }
     }
 
+    @Test("integer ids, short and long, agree with the general decoder; what is not one is left to it")
+    func integerIDs() {
+        func line(_ id: String) -> String {
+            #"{"jsonrpc":"2.0","id":"# + id + #","method":"write","params":{"device":"e","data":"x"}}"#
+        }
+        for id in ["0", "7", "42", "123456789012345678", "1234567890123456789", "9223372036854775807", "-5", "-0"] {
+            #expect(agree(line(id)), "\(id)")
+            #expect(fast(line(id))?.id == .int(Int64(id)!), "\(id)")
+        }
+        for id in ["01", "00", "1.0", "1e2", "1E2", "2.", "9223372036854775808", "1x"] {
+            #expect(fast(line(id)) == nil, "\(id)")
+        }
+        #expect(agree(#"{"jsonrpc":"2.0","id":12 ,"method":"write","params":{"device":"e","data":"x"}}"#))
+    }
+
     @Test("what the general decoder refuses or reads otherwise is left to it")
     func leftToTheGeneralDecoder() {
         let lines = [
