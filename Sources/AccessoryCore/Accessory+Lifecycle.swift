@@ -106,21 +106,23 @@ extension Accessory {
     }
 
     /// Bytes read from the device: to the raw session, or the framer (whose frames a running
-    /// resync discards, ``didReceive(frame:)``).
-    private func received(_ bytes: [UInt8], reader: FrameReader) {
+    /// resync discards, ``didReceive(frame:)``). The bytes are the channel's, lent for the call:
+    /// the framer copies them into its buffer; the raw session and the trace take a copy.
+    private func received(_ bytes: UnsafeRawBufferPointer, reader: FrameReader) {
         counters.bytesIn += UInt64(bytes.count)
         if let raw = rawSession {
-            if let tap { traceReceived(bytes, on: tap) }
+            let chunk = [UInt8](bytes)
+            if let tap { traceReceived(chunk, on: tap) }
             raw.idle.activity()
-            raw.origin.notify(line: bytes)
+            raw.origin.notify(line: chunk)
             return
         }
         if resync.isActive {
             resync.noteBytes()
-            if let tap { traceReceived(bytes, on: tap) }
+            if let tap { traceReceived([UInt8](bytes), on: tap) }
         } else if let tap {
             // Traced frame by frame: which request each frame answered.
-            return receiveTraced(bytes, reader: reader, tap: tap)
+            return receiveTraced([UInt8](bytes), reader: reader, tap: tap)
         }
         reader.receive(bytes)
     }

@@ -50,7 +50,7 @@ extension Accessory {
         var start = bytes.startIndex
         var frame = 0
         for index in bytes.indices where frame < takers.count {
-            probe.ingest([bytes[index]], at: loop.now, into: &events)
+            withUnsafeBytes(of: bytes[index]) { probe.ingest($0, at: loop.now, into: &events) }
             let completed = events.reduce(0) { count, event in
                 if case .frame = event { return count + 1 }
                 return count

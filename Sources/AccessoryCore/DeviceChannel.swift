@@ -10,7 +10,8 @@ import Transports
 ///
 /// Loop thread only.
 protocol DeviceChannel: AnyObject {
-    var onBytes: (([UInt8]) -> Void)? { get set }
+    /// Bytes lent for the call (``StreamChannel/onBytes``).
+    var onBytes: ((UnsafeRawBufferPointer) -> Void)? { get set }
     var onGone: ((GoneReason) -> Void)? { get set }
     var onDrained: (() -> Void)? { get set }
     /// Bytes accepted by ``write(_:)`` and not yet written to the device.

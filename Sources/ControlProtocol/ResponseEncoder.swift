@@ -35,6 +35,25 @@ package enum ResponseEncoder {
         }
     }
 
+    /// ``success(id:result:into:)`` written on the stack and handed to `use` (valid only during
+    /// the call), for a result whose ``JSONEncodable/encodedSizeBound`` fits
+    /// ``JSONWriter/stackLimit``; otherwise false, and `use` is not called.
+    package static func withSuccessLine(
+        id: RequestID,
+        result: some JSONEncodable,
+        _ use: (UnsafeRawBufferPointer) -> Void
+    ) -> Bool {
+        guard let bound = result.encodedSizeBound else { return false }
+        let capacity = 32 + id.maxEncodedCount + bound  // the envelope's literals are 31 bytes
+        guard capacity <= JSONWriter.stackLimit else { return false }
+        JSONWriter.withStackLine(
+            capacity: capacity,
+            { writer in writeSuccess(id: id, to: &writer) { result.encodeJSON(into: &$0) } },
+            use
+        )
+        return true
+    }
+
     /// `{"jsonrpc":"2.0","id":…|null,"error":{"code":…,"message":…,"data":…}}\n`
     package static func failure(id: RequestID?, error: RPCError, into buffer: inout [UInt8]) {
         JSONOutput.appendLiteral("{\"jsonrpc\":\"2.0\",\"id\":", to: &buffer)

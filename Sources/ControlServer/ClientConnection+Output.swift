@@ -54,7 +54,7 @@ extension ClientConnection {
     /// connection directly (it may run inside a handler call); failures close it via perform.
     /// `handedOver`: the line came from another thread's ``dispatch(_:isResponse:)``.
     /// Control loop only.
-    func enqueue(_ line: [UInt8], isResponse: Bool, handedOver: Bool) {
+    func enqueue(_ line: some OutgoingLine, isResponse: Bool, handedOver: Bool) {
         loop.assertInLoop()
         let open = state.current.acceptsLines
         // One lock: what is left queued after the write comes out with the outcome.
@@ -63,7 +63,7 @@ extension ClientConnection {
             if isResponse { o.responseLeaving() }
             guard open else { return (nil, 0) }
             guard o.queue.isEmpty else {
-                o.queue.append(line)
+                o.queue.append(line.kept())
                 return (nil, o.queue.byteCount)
             }
             return (write(line, &o), o.queue.byteCount)
@@ -100,7 +100,7 @@ extension ClientConnection {
 
     /// Queues `line` and writes as ``writeQueued(_:)`` does, `line` straight from its array
     /// (``ConnectionOutput/write(_:)``). Inside the output lock, with nothing queued.
-    private func write(_ line: [UInt8], _ o: inout ConnectionOutput) -> CloseReason? {
+    private func write(_ line: some OutgoingLine, _ o: inout ConnectionOutput) -> CloseReason? {
         switch o.write(line) {
         case .success(let written):
             if written > 0 { queuedBytes.wrappingSubtract(written, ordering: .relaxed) }

@@ -99,6 +99,13 @@ package final class ClientConnection: @unchecked Sendable {  // @unchecked: vars
     /// Answers request `id` with `result`. Any thread.
     package func respond(id: RequestID, result: some JSONEncodable) {
         guard isOpen else { return }
+        // On the control loop, with no batch to gather it, a reply is encoded on the stack and
+        // written from there: no array, unless it has to wait in the queue.
+        if loop.inLoop, routedCount.load(ordering: .relaxed) == 0,
+            ResponseEncoder.withSuccessLine(id: id, result: result, { respondFromStack($0, id: id) })
+        {
+            return
+        }
         let line = fitted(ResponseEncoder.successLine(id: id, result: result), id: id)
         if routedCount.load(ordering: .relaxed) > 0, reroute(line, for: id) { return }
         deliver(line, isResponse: true)
@@ -152,6 +159,13 @@ package final class ClientConnection: @unchecked Sendable {  // @unchecked: vars
     }
 
     /// Accounts `line` against the outbound limit and gets it to the loop.
+    /// ``deliver(_:isResponse:)`` for a response lent for the call. Control loop only.
+    private func respondFromStack(_ line: UnsafeRawBufferPointer, id: RequestID) {
+        guard line.count <= maxOutboundBytes else { return deliver(fitted([UInt8](line), id: id), isResponse: true) }
+        guard reserve(line.count) else { return }
+        enqueue(line, isResponse: true, handedOver: false)
+    }
+
     private func deliver(_ line: [UInt8], isResponse: Bool) {
         guard isOpen, !line.isEmpty, reserve(line.count) else { return }
         dispatch(line, isResponse: isResponse)

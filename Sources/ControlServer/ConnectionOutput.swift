@@ -28,9 +28,9 @@ struct ConnectionOutput {
     /// Queues `line` and writes as ``writeQueued()`` does (`line` straight from its array when
     /// nothing was queued: ``OutboundQueue/appendAndDrain(_:_:)``). Returns the bytes written, or
     /// the errno of a failed write.
-    mutating func write(_ line: [UInt8]) -> Result<Int, Errno> {
+    mutating func write(_ line: some OutgoingLine) -> Result<Int, Errno> {
         guard let fd else {
-            queue.append(line)
+            queue.append(line.kept())
             return .success(0)
         }
         do {

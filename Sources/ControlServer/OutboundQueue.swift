@@ -25,14 +25,14 @@ struct OutboundQueue {
     /// the queue's storage). Returns the bytes written; a write error is thrown with `line`
     /// queued, as after ``append(_:)``.
     mutating func appendAndDrain(
-        _ line: [UInt8],
+        _ line: some OutgoingLine,
         _ write: (UnsafeRawBufferPointer) throws(SyscallError) -> IOResult<Int>
     ) throws(SyscallError) -> Int {
-        guard isEmpty, !line.isEmpty else {
-            append(line)
+        guard isEmpty, line.count > 0 else {
+            append(line.kept())
             return try drain(write)
         }
-        let result: Result<IOResult<Int>, SyscallError> = line.withUnsafeBytes { bytes in
+        let result: Result<IOResult<Int>, SyscallError> = line.withBytes { bytes in
             do throws(SyscallError) {
                 return .success(try write(bytes))
             } catch {
@@ -41,14 +41,14 @@ struct OutboundQueue {
         }
         switch result {
         case .failure(let error):
-            append(line)
+            append(line.kept())
             throw error
         case .success(.wouldBlock):
-            append(line)
+            append(line.kept())
             return 0
         case .success(.processed(let n)):
             if n < line.count {
-                append(line)
+                append(line.kept())
                 consume(n)
             }
             return n
@@ -103,4 +103,25 @@ struct OutboundQueue {
         offset = 0
         byteCount = 0
     }
+}
+
+/// A line on its way to a client: an array, which the queue keeps as it is when the line must
+/// wait, or bytes lent for the call (a reply encoded on the stack), copied only then.
+///
+/// Threading: a value, used by the thread that sends it.
+protocol OutgoingLine {
+    var count: Int { get }
+    func withBytes<R>(_ body: (UnsafeRawBufferPointer) -> R) -> R
+    /// The line as an array the queue may keep.
+    func kept() -> [UInt8]
+}
+
+extension Array: OutgoingLine where Element == UInt8 {
+    func withBytes<R>(_ body: (UnsafeRawBufferPointer) -> R) -> R { withUnsafeBytes(body) }
+    func kept() -> [UInt8] { self }
+}
+
+extension UnsafeRawBufferPointer: OutgoingLine {
+    func withBytes<R>(_ body: (UnsafeRawBufferPointer) -> R) -> R { body(self) }
+    func kept() -> [UInt8] { [UInt8](self) }
 }

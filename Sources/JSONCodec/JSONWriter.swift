@@ -18,17 +18,34 @@ public struct JSONWriter {
         self.capacity = capacity
     }
 
+    /// The most a line written on the stack (``withStackLine(capacity:_:_:)``) may need.
+    package static var stackLimit: Int { 1_024 }
+
+    /// Writes at most `capacity` (≤ ``stackLimit``) bytes with `body` into memory on the stack and
+    /// hands them to `use`, valid only during that call: for a line that is written out at once
+    /// and copied only if it must wait, so that most replies allocate nothing.
+    package static func withStackLine(
+        capacity: Int,
+        _ body: (inout JSONWriter) -> Void,
+        _ use: (UnsafeRawBufferPointer) -> Void
+    ) {
+        precondition(capacity > 0 && capacity <= stackLimit, "JSONWriter: a stack line past its limit")
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: capacity) { buffer in
+            var writer = JSONWriter(base: buffer.baseAddress!, capacity: capacity)
+            body(&writer)
+            use(UnsafeRawBufferPointer(start: buffer.baseAddress, count: writer.count))
+        }
+    }
+
     /// An array of at most `capacity` bytes, written by `body`.
     package static func line(capacity: Int, _ body: (inout JSONWriter) -> Void) -> [UInt8] {
         // Up to the stack limit of `withUnsafeTemporaryAllocation`: written on the stack, then
         // copied into an array of the exact size. `Array(unsafeUninitializedCapacity:)` looks up
         // the array's storage type at run time (about 370 instructions); the copy costs less.
-        if capacity > 0 && capacity <= 1_024 {
-            return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: capacity) { buffer in
-                var writer = JSONWriter(base: buffer.baseAddress!, capacity: capacity)
-                body(&writer)
-                return [UInt8](UnsafeBufferPointer(start: buffer.baseAddress, count: writer.count))
-            }
+        if capacity > 0 && capacity <= stackLimit {
+            var line: [UInt8] = []
+            withStackLine(capacity: capacity, body) { line = [UInt8]($0) }
+            return line
         }
         return [UInt8](unsafeUninitializedCapacity: capacity) { buffer, initialized in
             var writer = JSONWriter(base: buffer.baseAddress!, capacity: buffer.count)

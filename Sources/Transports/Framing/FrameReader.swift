@@ -35,6 +35,11 @@ public final class FrameReader: @unchecked Sendable {  // @unchecked: all mutabl
 
     /// Feeds received bytes. Loop thread only.
     public func receive(_ bytes: [UInt8]) {
+        bytes.withUnsafeBytes { receive($0) }
+    }
+
+    /// Feeds received bytes lent for the call (see ``StreamChannel/onBytes``). Loop thread only.
+    public func receive(_ bytes: UnsafeRawBufferPointer) {
         // Taken out while delivering: a frame's handler may feed this reader again.
         var events = reusableEvents
         reusableEvents = []

@@ -52,10 +52,11 @@ public protocol Framer: Sendable {
     /// Feeds received bytes (arriving at `now`); returns what they completed, in order.
     mutating func ingest(_ bytes: [UInt8], at now: LoopInstant) -> [FramerEvent]
 
-    /// ``ingest(_:at:)`` appending to an array the caller keeps, so that a read allocates no
-    /// event array. The default calls ``ingest(_:at:)``; the line framer, the common one, does
-    /// the work here.
-    mutating func ingest(_ bytes: [UInt8], at now: LoopInstant, into events: inout [FramerEvent])
+    /// ``ingest(_:at:)`` for bytes lent for the call (a read straight from the channel's
+    /// buffer), appending to an array the caller keeps, so that a read allocates neither a chunk
+    /// nor an event array. The default copies the bytes and calls ``ingest(_:at:)``; the line
+    /// framer, the common one, does the work here.
+    mutating func ingest(_ bytes: UnsafeRawBufferPointer, at now: LoopInstant, into events: inout [FramerEvent])
 
     /// When the pending bytes become a frame (or are dropped) if nothing else arrives; nil when
     /// silence ends nothing. The driver calls ``flush(at:)`` once that time has come.
@@ -79,8 +80,8 @@ public protocol Framer: Sendable {
 extension Framer {
     public var idleDeadline: LoopInstant? { nil }
 
-    public mutating func ingest(_ bytes: [UInt8], at now: LoopInstant, into events: inout [FramerEvent]) {
-        events.append(contentsOf: ingest(bytes, at: now))
+    public mutating func ingest(_ bytes: UnsafeRawBufferPointer, at now: LoopInstant, into events: inout [FramerEvent]) {
+        events.append(contentsOf: ingest([UInt8](bytes), at: now))
     }
     public mutating func flush(at now: LoopInstant) -> [FramerEvent] { [] }
 

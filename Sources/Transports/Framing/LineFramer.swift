@@ -37,11 +37,11 @@ public struct LineFramer: Framer {
 
     public mutating func ingest(_ bytes: [UInt8], at now: LoopInstant) -> [FramerEvent] {
         var events: [FramerEvent] = []
-        ingest(bytes, at: now, into: &events)
+        bytes.withUnsafeBytes { ingest($0, at: now, into: &events) }
         return events
     }
 
-    public mutating func ingest(_ bytes: [UInt8], at now: LoopInstant, into events: inout [FramerEvent]) {
+    public mutating func ingest(_ bytes: UnsafeRawBufferPointer, at now: LoopInstant, into events: inout [FramerEvent]) {
         buffer.append(contentsOf: bytes)
         var start = 0  // beginning of the current line in `buffer`
         let d = delimiter.count

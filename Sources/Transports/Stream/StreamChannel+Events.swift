@@ -49,8 +49,7 @@ extension StreamChannel {
                 return .ended
             case .processed(let n):
                 bytesRead += UInt64(n)
-                let chunk = [UInt8](UnsafeRawBufferPointer(rebasing: readBuffer[0..<n]))
-                onBytes?(chunk)
+                onBytes?(UnsafeRawBufferPointer(rebasing: readBuffer[0..<n]))
                 guard state == .open else { return .ended }
                 if readingPaused && !force { return .drained }
                 // A short read means the kernel had no more: skip the read that would only say

@@ -37,8 +37,10 @@ public final class StreamChannel: @unchecked Sendable {  // @unchecked: all muta
     /// Most bytes accepted by ``write(_:)`` and not yet written to the descriptor.
     public let maxOutboundBytes: Int
 
-    /// Called with each chunk read. Loop thread only.
-    public var onBytes: (([UInt8]) -> Void)?
+    /// Called with each chunk read, lent from the channel's read buffer for the call only (no
+    /// array per read): a consumer that keeps the bytes copies them, before it calls anything
+    /// that may read this channel again. Loop thread only.
+    public var onBytes: ((UnsafeRawBufferPointer) -> Void)?
     /// Called once when the device goes away (see the type's description). Loop thread only.
     public var onGone: ((GoneReason) -> Void)?
     /// Called when the outbound queue empties after having held bytes. Loop thread only.

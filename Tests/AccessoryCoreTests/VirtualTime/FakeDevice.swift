@@ -8,7 +8,7 @@ import Transports
 /// answers, when it hangs up, and how much of the written bytes it has not taken yet. Test thread
 /// only (the embedded loop's).
 final class FakeChannel: DeviceChannel {
-    var onBytes: (([UInt8]) -> Void)?
+    var onBytes: ((UnsafeRawBufferPointer) -> Void)?
     var onGone: ((GoneReason) -> Void)?
     var onDrained: (() -> Void)?
     /// Each `write`, in order.
@@ -36,7 +36,7 @@ final class FakeChannel: DeviceChannel {
     var writtenTexts: [String] { writes.map { String(decoding: $0, as: UTF8.self) } }
 
     /// The device says `text`.
-    func answer(_ text: String) { onBytes?(Array(text.utf8)) }
+    func answer(_ text: String) { Array(text.utf8).withUnsafeBytes { onBytes?($0) } }
 
     /// The device took what was queued.
     func drain() {
