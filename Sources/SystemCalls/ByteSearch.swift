@@ -1,5 +1,8 @@
-/// Finds a byte value eight bytes at a time: the framers' and the control server's line scans
-/// run over every byte received.
+import Glibc
+
+/// Finds a byte value with libc's `memchr`, which crosses a line in vector-sized steps: the
+/// framers' and the control server's line scans run over every byte received, and a Swift loop
+/// eight bytes at a time cost about 2.5 instructions a byte against `memchr`'s fraction of one.
 ///
 /// Threading: stateless. Any thread.
 public enum ByteSearch {
@@ -9,18 +12,7 @@ public enum ByteSearch {
         -> Int?
     {
         guard let base = bytes.baseAddress, start < end else { return nil }
-        var index = start
-        let pattern = UInt64(value) &* 0x0101_0101_0101_0101
-        while index + 8 <= end {
-            let word = UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self) ^ pattern
-            // Some byte of `word` is zero (is `value`) exactly when this borrows into its top bit.
-            if (word &- 0x0101_0101_0101_0101) & ~word & 0x8080_8080_8080_8080 != 0 { break }
-            index += 8
-        }
-        while index < end {
-            if base[index] == value { return index }
-            index += 1
-        }
-        return nil
+        guard let found = memchr(base + start, CInt(value), end - start) else { return nil }
+        return UnsafeRawPointer(found) - UnsafeRawPointer(base)
     }
 }
