@@ -100,6 +100,8 @@ package final class PerformQueue<Item>: @unchecked Sendable {
     @discardableResult
     @inline(__always)
     package func drain(limit: Int, _ run: (Item) -> Void) -> Int {
+        // Most loop turns have no blocks: answer that without swapping the (empty) arrays.
+        guard hasItems else { return 0 }
         var ran = 0
         while ran < limit {
             if readyIndex == ready.count {

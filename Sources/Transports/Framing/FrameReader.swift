@@ -19,6 +19,8 @@ public final class FrameReader: @unchecked Sendable {  // @unchecked: all mutabl
     public var onDropped: ((FramingError) -> Void)?
 
     private let scheduler: any LoopScheduler
+    /// ``Framer/endsFramesOnSilence`` of the framer: without it there is never a timer to arm.
+    private let watchesSilence: Bool
     /// The events of one read, kept between reads for its storage.
     private var reusableEvents: [FramerEvent] = []
     private var timer: LoopTimer?
@@ -27,6 +29,7 @@ public final class FrameReader: @unchecked Sendable {  // @unchecked: all mutabl
     public init(framer: any Framer, scheduler: any LoopScheduler) {
         self.framer = framer
         self.scheduler = scheduler
+        self.watchesSilence = type(of: framer).endsFramesOnSilence
     }
 
     deinit {
@@ -91,6 +94,7 @@ public final class FrameReader: @unchecked Sendable {  // @unchecked: all mutabl
     }
 
     private func armTimer() {
+        guard watchesSilence else { return }
         guard let deadline = idleDeadline else { return cancelTimer() }
         if let armed = timerDeadline, timer?.isValid == true, armed <= deadline { return }
         cancelTimer()
