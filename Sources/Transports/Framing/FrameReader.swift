@@ -19,7 +19,7 @@ public final class FrameReader: @unchecked Sendable {  // @unchecked: all mutabl
     public var onDropped: ((FramingError) -> Void)?
 
     private let scheduler: any LoopScheduler
-    /// ``Framer/endsFramesOnSilence`` of the framer: without it there is never a timer to arm.
+    /// ``Framer/actsOnSilence`` of the framer: without it there is never a timer to arm.
     private let watchesSilence: Bool
     /// The events of one read, kept between reads for its storage.
     private var reusableEvents: [FramerEvent] = []
@@ -29,7 +29,7 @@ public final class FrameReader: @unchecked Sendable {  // @unchecked: all mutabl
     public init(framer: any Framer, scheduler: any LoopScheduler) {
         self.framer = framer
         self.scheduler = scheduler
-        self.watchesSilence = type(of: framer).endsFramesOnSilence
+        self.watchesSilence = framer.actsOnSilence
     }
 
     deinit {

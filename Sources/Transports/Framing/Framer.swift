@@ -62,10 +62,10 @@ public protocol Framer: Sendable {
     /// silence ends nothing. The driver calls ``flush(at:)`` once that time has come.
     var idleDeadline: LoopInstant? { get }
 
-    /// Whether silence can ever end a frame (``idleDeadline`` is ever set): the driver keeps no
-    /// timer, and asks for no deadline after each read, for a framer where it cannot. False
-    /// unless the framer says otherwise.
-    static var endsFramesOnSilence: Bool { get }
+    /// Whether silence can ever matter to this framer (``idleDeadline`` is ever set): the driver
+    /// keeps no timer, and asks for no deadline after each read, for a framer where it cannot.
+    /// False unless the framer says otherwise.
+    var actsOnSilence: Bool { get }
 
     /// Completes what silence completes at `now` (nothing before ``idleDeadline``).
     mutating func flush(at now: LoopInstant) -> [FramerEvent]
@@ -84,7 +84,7 @@ public protocol Framer: Sendable {
 
 extension Framer {
     public var idleDeadline: LoopInstant? { nil }
-    public static var endsFramesOnSilence: Bool { false }
+    public var actsOnSilence: Bool { false }
 
     public mutating func ingest(_ bytes: UnsafeRawBufferPointer, at now: LoopInstant, into events: inout [FramerEvent]) {
         events.append(contentsOf: ingest([UInt8](bytes), at: now))

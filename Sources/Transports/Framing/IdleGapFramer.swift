@@ -12,7 +12,7 @@ import IOLoop
 ///
 /// Any thread (a value; one owner at a time).
 public struct IdleGapFramer: Framer {
-    public static var endsFramesOnSilence: Bool { true }
+    public var actsOnSilence: Bool { true }
     public let gap: Duration
     public let maxFrameSize: Int
 

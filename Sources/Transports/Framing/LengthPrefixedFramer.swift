@@ -45,6 +45,8 @@ public struct LengthPrefixedFramer: Framer {
 
     private var isMidFrame: Bool { !header.isEmpty || expected != nil || skipping > 0 }
 
+    public var actsOnSilence: Bool { resyncAfterIdle != nil }
+
     public var idleDeadline: LoopInstant? {
         guard let gap = resyncAfterIdle, isMidFrame, let last = lastByteAt else { return nil }
         return last + gap
