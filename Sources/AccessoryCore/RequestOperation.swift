@@ -278,12 +278,12 @@ final class RequestOperation: LoopOperation, @unchecked Sendable {  // @unchecke
             let result =
                 firstFrame.map { TransactResult(first: $0, more: moreFrames, elapsedMs: ms) }
                 ?? TransactResult(frames: [], elapsedMs: ms)
-            origin.respond(id: requestID, result: .success(result))
+            origin.respond(id: requestID, success: result)
         case .write:
-            origin.respond(id: requestID, result: .success(WriteResult(written: Int64(written))))
+            origin.respond(id: requestID, success: WriteResult(written: Int64(written)))
         case .read:
             let frames = firstFrame.map { [$0] + moreFrames } ?? []
-            origin.respond(id: requestID, result: .success(ReadResult(frames: frames)))
+            origin.respond(id: requestID, success: ReadResult(frames: frames))
         case .attach:
             break  // Answered when it started.
         case .control:

@@ -19,6 +19,10 @@ public protocol RequestOrigin: AnyObject, Sendable {
     var connectedSinceMs: Int64 { get }
     /// Sends the one response to request `id`. Called exactly once per request.
     func respond(id: RequestID, result: Result<any JSONEncodable & Sendable, RPCError>)
+    /// ``respond(id:result:)`` with a success, its type known: the requests' answers go this
+    /// way, so that an origin that can encode the type directly (a socket client) need not box
+    /// it in an existential and copy it through its value witnesses. The default boxes it.
+    func respond<Answer: JSONEncodable & Sendable>(id: RequestID, success result: Answer)
     /// Sends already-encoded notifications: one line or several, each ending with "\n". On a
     /// raw (`attach`ed) connection: the device's bytes, as they are.
     func notify(line: [UInt8])
@@ -35,6 +39,9 @@ public protocol RequestOrigin: AnyObject, Sendable {
 }
 
 extension RequestOrigin {
+    public func respond<Answer: JSONEncodable & Sendable>(id: RequestID, success result: Answer) {
+        respond(id: id, result: .success(result))
+    }
     public var wantsRawNotices: Bool { true }
     public var pid: Int32 { 0 }
     public var connectedSinceMs: Int64 { 0 }

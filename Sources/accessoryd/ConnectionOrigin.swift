@@ -31,6 +31,10 @@ final class ConnectionOrigin: RequestOrigin {
         }
     }
 
+    func respond<Answer: JSONEncodable & Sendable>(id: RequestID, success result: Answer) {
+        connection.respond(id: id, result: result)
+    }
+
     func notify(line: [UInt8]) { connection.send(line: line) }
     func beginRaw(input: @escaping @Sendable ([UInt8]) -> Void) { connection.beginRawInput(input) }
     func pauseRawInput(_ paused: Bool) { connection.pauseRawInput(paused) }

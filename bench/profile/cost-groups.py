@@ -69,8 +69,12 @@ PHASES = [
     ("device bytes in: read, frame, finish, reply (StreamChannel.readAvailable)",
      r"^StreamChannel\.readAvailable\("),
     ("· operation finish and reply (LoopOperation.finish)", r"^LoopOperation\.finish\(error:\)"),
-    ("· · reply encoding (ResponseEncoder.successLine)", r"^static ResponseEncoder\.successLine<"),
-    ("· · reply written (ClientConnection.deliver)", r"^ClientConnection\.deliver\("),
+    # Encoded on the stack and written from there since 2026-11-29 (the closures), into an
+    # array and delivered before.
+    ("· · reply encoding (ResponseEncoder.withSuccessLine's encoding; successLine before)",
+     r"^(static ResponseEncoder\.successLine<|partial apply for closure #1 in static ResponseEncoder\.withSuccessLine<)"),
+    ("· · reply written (ClientConnection.respond's write; deliver before)",
+     r"^(ClientConnection\.deliver\(|closure #1 in ClientConnection\.respond<)"),
     ("· the operation freed (RequestOperation deinit)", r"^RequestOperation\.__deallocating_deinit"),
 ]
 
