@@ -31,7 +31,7 @@ func runSerialPort(total: Int, window: Int, chunkSize: Int, pattern: Pattern) th
         }
     }
     port.channel.onBytes = { bytes in
-        let ok = bytes.withUnsafeBytes { pattern.matches($0, at: received) }
+        let ok = pattern.matches(bytes, at: received)
         if !ok { failure = "corrupt echo at \(received)" }
         received += bytes.count
         pump()
