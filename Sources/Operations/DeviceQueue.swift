@@ -67,8 +67,10 @@ public final class DeviceQueue: @unchecked Sendable {  // @unchecked: loop-confi
     /// Given to every added operation whose own ``LoopOperation/timeout`` is nil. Any thread.
     public let defaultTimeout: Duration?
 
-    /// Told about adds and finishes. Loop thread only.
-    public weak var delegate: (any DeviceQueueDelegate)?
+    /// Told about adds and finishes. Held strongly, so a call finds it without a weak load (the
+    /// side-table lookup of a weak reference, twice a request): a delegate must not hold its
+    /// queue. Loop thread only.
+    public var delegate: (any DeviceQueueDelegate)?
     /// See ``ResyncHook``. Loop thread only.
     public var resync: ResyncHook?
 
