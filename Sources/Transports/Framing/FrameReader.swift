@@ -46,7 +46,8 @@ public final class FrameReader: @unchecked Sendable {  // @unchecked: all mutabl
         // Taken out while delivering: a frame's handler may feed this reader again.
         var events = reusableEvents
         reusableEvents = []
-        framer.ingest(bytes, at: scheduler.now, into: &events)
+        // The clock only for a framer that acts on silence: the others never look at it.
+        framer.ingest(bytes, at: watchesSilence ? scheduler.now : LoopInstant(nanoseconds: 0), into: &events)
         deliver(events)
         events.emptyKeepingCapacity()
         reusableEvents = events
