@@ -86,7 +86,8 @@ extension Framer {
     public var idleDeadline: LoopInstant? { nil }
     public var actsOnSilence: Bool { false }
 
-    public mutating func ingest(_ bytes: UnsafeRawBufferPointer, at now: LoopInstant, into events: inout [FramerEvent]) {
+    public mutating func ingest(_ bytes: UnsafeRawBufferPointer, at now: LoopInstant, into events: inout [FramerEvent])
+    {
         events.append(contentsOf: ingest([UInt8](bytes), at: now))
     }
     public mutating func flush(at now: LoopInstant) -> [FramerEvent] { [] }

@@ -41,7 +41,8 @@ public struct LineFramer: Framer {
         return events
     }
 
-    public mutating func ingest(_ bytes: UnsafeRawBufferPointer, at now: LoopInstant, into events: inout [FramerEvent]) {
+    public mutating func ingest(_ bytes: UnsafeRawBufferPointer, at now: LoopInstant, into events: inout [FramerEvent])
+    {
         buffer.append(contentsOf: bytes)
         var start = 0  // beginning of the current line in `buffer`
         let d = delimiter.count
