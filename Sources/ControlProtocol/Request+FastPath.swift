@@ -17,12 +17,40 @@ extension Request {
     /// The request on `line`, if it is a valid `transact` or `write` the fast path reads;
     /// otherwise `nil` (which says nothing about the line: use the general decoder).
     package static func decodeFastPath(_ line: UnsafeBufferPointer<UInt8>) -> Request? {
+        var names = DeviceNames()
+        return decodeFastPath(line, names: &names)
+    }
+
+    /// ``decodeFastPath(_:)`` with the device name of the last request kept in `names`: a
+    /// connection's requests name the same accessory again and again, and making its `String`
+    /// anew cost about 250 instructions a request.
+    package static func decodeFastPath(_ line: UnsafeBufferPointer<UInt8>, names: inout DeviceNames) -> Request? {
         var parser = JSONParser(bytes: line, options: JSONParser.Options())
         do throws(JSONParseError) {
-            return try parser.fastRequest()
+            return try parser.fastRequest(names: &names)
         } catch {
             return nil
         }
+    }
+}
+
+/// The last device name the fast path read from one source of requests (a connection), kept
+/// with its bytes as a word (names of up to eight plain bytes, as ``JSONParser`` `fastKey`
+/// reads them): the same name in the next request is the same `String`, not made again.
+///
+/// Threading: a value, owned by its connection. Control loop.
+package struct DeviceNames {
+    private var word: UInt64 = 0
+    private var name = ""
+
+    package init() {}
+
+    /// The name whose bytes are `word` (`length` of them), made once for a run of requests.
+    mutating func name(word: UInt64, length: Int) -> String {
+        if word == self.word && word != 0 { return name }
+        self.word = word
+        name = withUnsafeBytes(of: word.littleEndian) { String(decoding: $0.prefix(length), as: UTF8.self) }
+        return name
     }
 }
 
@@ -44,7 +72,7 @@ extension JSONParser {
         mutating func first(_ member: Seen) -> Bool { insert(member).inserted }
     }
 
-    fileprivate mutating func fastRequest() throws(JSONParseError) -> Request? {
+    fileprivate mutating func fastRequest(names: inout DeviceNames) throws(JSONParseError) -> Request? {
         var seen = Seen()
         var id: RequestID?
         var isTransact = false
@@ -78,7 +106,7 @@ extension JSONParser {
             }
             if p.key(key, is: KeyWord.params, "params") {
                 guard seen.first(.params) else { return false }
-                return try p.fastTransferParams(into: &transfer, seen: &seen)
+                return try p.fastTransferParams(into: &transfer, seen: &seen, names: &names)
             }
             return false
         }
@@ -93,12 +121,20 @@ extension JSONParser {
     /// accepts as they are; false for anything else.
     private mutating func fastTransferParams(
         into params: inout TransferParams,
-        seen: inout Seen
+        seen: inout Seen,
+        names: inout DeviceNames
     ) throws(JSONParseError) -> Bool {
         try fastObject { (p: inout JSONParser, key) throws(JSONParseError) -> Bool in
             if p.key(key, is: KeyWord.device, "device") {
                 guard seen.first(.device), p.at(UInt8(ascii: "\"")) else { return false }
-                params.device = try p.parseString()
+                switch try p.fastKey() {
+                case .word(let word):
+                    // Plain bytes are never zero: the length is where the word's zeros start.
+                    let length = (64 - word.leadingZeroBitCount + 7) / 8
+                    params.device = names.name(word: word, length: length)
+                case .content(let content):
+                    params.device = p.string(content)
+                }
                 return !params.device.isEmpty
             }
             if p.key(key, is: KeyWord.data, "data") {

@@ -54,6 +54,9 @@ package final class ClientConnection: @unchecked Sendable {  // @unchecked: vars
 
     var source: FDSource?
     var lineBuffer: LineBuffer
+    /// The device its last request named, for the decoder to give the next one the same
+    /// `String`. Control loop only.
+    var deviceNames = DeviceNames()
     /// Reading paused because too much output is queued (resumed when it drains).
     var readPaused = false
     /// What this client read in the current turn of the loop (its share of the input budget).

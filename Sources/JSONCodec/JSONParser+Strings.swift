@@ -9,7 +9,12 @@ extension JSONParser {
 
     /// Parses a string starting at its opening quote.
     package mutating func parseString() throws(JSONParseError) -> String {
-        switch try parseStringContent() {
+        string(try parseStringContent())
+    }
+
+    /// The `String` of a string's content (``parseStringContent()``).
+    package func string(_ content: StringContent) -> String {
+        switch content {
         case .inLine(let range): String(decoding: UnsafeBufferPointer(rebasing: bytes[range]), as: UTF8.self)
         case .unescaped(let scratch): String(decoding: scratch, as: UTF8.self)
         }

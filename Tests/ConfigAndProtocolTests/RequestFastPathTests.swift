@@ -24,6 +24,23 @@ struct RequestFastPathTests {
         return true
     }
 
+    @Test("one connection's name cache gives each request its own device, as the general decoder reads it")
+    func deviceNamesAcrossRequests() {
+        var names = DeviceNames()
+        // The same name twice (from the cache), other short names, a name of exactly eight
+        // bytes, a long one (never cached) and an escaped one in between.
+        let devices = ["echo", "echo", "m", "gps0", "eightchr", "echo", "a-much-longer-name", "echo", #"echo"#, "gps0"]
+        for (id, device) in devices.enumerated() {
+            let line = #"{"jsonrpc":"2.0","id":\#(id),"method":"transact","params":{"device":"\#(device)","data":"x"}}"#
+            let request = Array(line.utf8).withUnsafeBufferPointer { Request.decodeFastPath($0, names: &names) }
+            #expect(request != nil, "\(line)")
+            #expect(request == general(line), "\(line)")
+        }
+        // An empty name is refused on the fast path, cached or not (the general decoder says why).
+        let empty = #"{"jsonrpc":"2.0","id":1,"method":"transact","params":{"device":"","data":"x"}}"#
+        #expect(Array(empty.utf8).withUnsafeBufferPointer { Request.decodeFastPath($0, names: &names) } == nil)
+    }
+
     @Test("the common requests go the fast way, decoded as the general decoder does")
     func commonRequests() {
         let lines = [

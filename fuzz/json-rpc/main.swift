@@ -57,11 +57,18 @@ func checkRequestDecoding(_ line: [UInt8]) {
 
 /// Where the fast path answers, the general decoder (the tree, then its checks) accepts the line
 /// and decodes the same request.
+/// The second decode goes through a device-name cache shared by every input, as a connection's
+/// is by its requests: a name it keeps must never leak into a request naming another device.
 func checkFastPath(_ line: [UInt8]) {
     guard let fast = line.withUnsafeBufferPointer({ Request.decodeFastPath($0) }) else { return }
     let general = (try? JSONParser.parse(line)).flatMap { value in try? Request.decode(value) }
     precondition(general == fast, "fast path \(fast) != general decoder \(String(describing: general))")
+    let cached = line.withUnsafeBufferPointer { Request.decodeFastPath($0, names: &sharedDeviceNames) }
+    precondition(cached == fast, "with the name cache \(String(describing: cached)) != \(fast)")
 }
+
+/// libFuzzer runs the inputs one at a time, on one thread.
+nonisolated(unsafe) var sharedDeviceNames = DeviceNames()
 
 /// Parsed JSON re-encodes to bytes that parse, and re-encoding those gives the same bytes.
 func checkJSONRoundTrip(_ bytes: [UInt8]) {
