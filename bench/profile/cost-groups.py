@@ -62,7 +62,9 @@ def subject(full_name):
 # the runtime included) is shown under the table: (label, pattern on the simplified name).
 PHASES = [
     ("client bytes in: read, split, decode, queue (ClientConnection.readInput)", r"^ClientConnection\.readInput\("),
-    ("· JSON decode (IncomingMessage.decode)", r"^static IncomingMessage\.decode(<A>)?\(_:maxDepth:\)"),
+    # The control server calls the fast path itself since 2026-11-29.
+    ("· JSON decode (Request.decodeFastPath; IncomingMessage.decode before)",
+     r"^static (IncomingMessage\.decode(<A>)?\(_:maxDepth:\)|Request\.decodeFastPath\(_:names:\))"),
     ("· resolve, queue and, on an idle accessory, launch (AccessoryRegistry.handle)",
      r"^(specialized )?AccessoryRegistry\.handle\(_:from:\)"),
     ("· · launch: conditions, execute, frame, write to the device (DeviceQueue.pump)", r"^DeviceQueue\.pump\(\)"),
