@@ -41,6 +41,12 @@ package enum IncomingMessage: Sendable, Hashable {
         return decodeParsing(line, maxDepth: maxDepth)
     }
 
+    /// ``decode(_:maxDepth:)`` without the fast path, for a caller that tried it itself (the
+    /// control server, which keeps a device-name cache for it): the line is not read twice.
+    package static func decodeGeneral(_ line: UnsafeBufferPointer<UInt8>, maxDepth: Int = 64) -> IncomingMessage {
+        decodeParsing(line, maxDepth: maxDepth)
+    }
+
     /// What the fast path left: the JSON tree, then the message's checks.
     private static func decodeParsing(_ line: some Collection<UInt8>, maxDepth: Int) -> IncomingMessage {
         let value: JSONValue

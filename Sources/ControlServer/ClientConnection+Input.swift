@@ -98,12 +98,13 @@ extension ClientConnection {
         firstRequestCompleted()
         // The common requests straight from the fast path (what `IncomingMessage.decode` tries
         // first): wrapped in the message enum, the request was destroyed through its value
-        // witnesses, about 170 instructions a request.
+        // witnesses, about 170 instructions a request. Anything else goes to the general decoder
+        // alone, without a second try of the fast path.
         if let request = Request.decodeFastPath(line, names: &deviceNames) {
             handOver(request)
             return state.current == .requests
         }
-        switch IncomingMessage.decode(line) {
+        switch IncomingMessage.decodeGeneral(line) {
         case .single(.request(let request)):
             handOver(request)
         case .single(let call):

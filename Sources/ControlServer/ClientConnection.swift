@@ -161,7 +161,6 @@ package final class ClientConnection: @unchecked Sendable {  // @unchecked: vars
         loop.perform { self.closeAfterFlushing(.disconnected(reason)) }
     }
 
-    /// Accounts `line` against the outbound limit and gets it to the loop.
     /// ``deliver(_:isResponse:)`` for a response lent for the call. Control loop only.
     private func respondFromStack(_ line: UnsafeRawBufferPointer, id: RequestID) {
         guard line.count <= maxOutboundBytes else { return deliver(fitted([UInt8](line), id: id), isResponse: true) }
@@ -169,6 +168,7 @@ package final class ClientConnection: @unchecked Sendable {  // @unchecked: vars
         enqueue(line, isResponse: true, handedOver: false)
     }
 
+    /// Accounts `line` against the outbound limit and gets it to the loop.
     private func deliver(_ line: [UInt8], isResponse: Bool) {
         guard isOpen, !line.isEmpty, reserve(line.count) else { return }
         dispatch(line, isResponse: isResponse)

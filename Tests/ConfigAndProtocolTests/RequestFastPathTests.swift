@@ -29,7 +29,9 @@ struct RequestFastPathTests {
         var names = DeviceNames()
         // The same name twice (from the cache), other short names, a name of exactly eight
         // bytes, a long one (never cached) and an escaped one in between.
-        let devices = ["echo", "echo", "m", "gps0", "eightchr", "echo", "a-much-longer-name", "echo", #"echo"#, "gps0"]
+        let devices = [
+            "echo", "echo", "m", "gps0", "eightchr", "echo", "a-much-longer-name", "echo", #"e\u0063ho"#, "gps0",
+        ]
         for (id, device) in devices.enumerated() {
             let line = #"{"jsonrpc":"2.0","id":\#(id),"method":"transact","params":{"device":"\#(device)","data":"x"}}"#
             let request = Array(line.utf8).withUnsafeBufferPointer { Request.decodeFastPath($0, names: &names) }
